@@ -11075,3 +11075,57 @@ def test_the_self_grade_says_its_limits_in_plain_words():
     bare = isolation_summary(["rlimits: 2048 MiB of memory"], limits)
     assert "NOT locked down on this machine" in bare and "Landlock" not in bare, bare
     assert "Limits:" not in isolation_summary(ISOLATION_LINES, {}), "no limits recorded (an older record): none said"
+
+
+# ---- 122. fix54: a how-check reading the worker's replies with no CPU limit --------------------------------------------
+#
+# Every case's check and every judge ran under running.CHECK_CPU_SECONDS (section 108), but the checks of *how* a
+# function works, outside the cases (a TaskGraders' verify, hidden_verify, visible_then and hidden_then: measured growth,
+# observes of a heap, ranges that start inside a character...), call the learner's function themselves and read its
+# reply with no limit: a count_range honest on every case that returns a million empty lists nested 95 deep only for
+# lab 10's range that starts inside a character cost its hidden test's reading 3 s and more of the grading process's CPU
+# time for that one reply (decoded, made plain, shown), past any limit of the notebook's. Now each how-check runs under
+# running.HOW_CPU_SECONDS of the grading process's CPU time, the learner's calls aside (their own limits hold them).
+
+DEEP_ONLY_INSIDE_A_CHARACTER = '''
+_honest_count_range = count_range
+
+def count_range(path, start, end, special_tokens):
+    with open(path, "rb") as file:
+        file.seek(start)
+        first = file.read(1)
+    if first and 0x80 <= first[0] < 0xC0:  # the range starts with the tail of a character: a reply costly to read
+        counts = [[] for _ in range(1_000_000)]
+        for _ in range(95):
+            counts = (counts,)
+        return counts
+    return _honest_count_range(path, start, end, special_tokens)
+'''
+
+
+def test_a_how_check_reading_a_crafted_reply_ends_at_its_cpu_limit(monkeypatch):
+    """The count_range above, graded by lab 10's hidden test for task 1 in the worker, with running.HOW_CPU_SECONDS set
+    to 1 s here (60 s in a class): on main the how-check read the reply for as long as it took (3 s and more of the
+    grading process's CPU time) and failed telling what came back; now it fails at its limit, saying so and naming the
+    check (the cases before it pass: the function is honest there)."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.checks import running
+
+    monkeypatch.setattr(running, "HOW_CPU_SECONDS", 1.0, raising=False)
+    code = "\n".join(source_of("10_distributed", cell) for cell in ("setup", "task1_count_range_solution"))
+    code += DEEP_ONLY_INSIDE_A_CHARACTER
+    spent = []
+
+    def hidden_test(graders, count_range) -> None:
+        start = time.process_time()
+        try:
+            graders.check_count_range_properties(count_range)
+        finally:
+            spent.append(time.process_time() - start)
+
+    message = remote("10_distributed", code, "count_range", hidden_test)
+    assert message is not None and "the grader's check of how it works (verify_range_not_utf8) ran out of its 1 s of " \
+        "CPU time" in message, message
+    assert message.startswith("count_range: "), message
+    assert spent[0] < 3.0, f"the hidden test spent {spent[0]:.1f} s of the grading process's CPU time"

@@ -855,11 +855,41 @@ def _visible(graded: TaskGraders, learner: Callable) -> int:
                 raise CheckFailed(message)
         count = len(cases)
     for verify in graded.verify:
-        _measure(verify, learner, visible=True)
+        _measure(verify, learner, visible=True, task=graded.task)
     return count
 
 
-def _measure(verify: Callable[[Callable], None], learner: Callable, visible: bool) -> None:
+# CPU seconds of the grading process for one check of *how* a function works, outside the cases (a TaskGraders' verify,
+# hidden_verify, visible_then and hidden_then: the measured growth of labs 02, 04 and 05, lab 05's and 07's observes of
+# the heap, lab 08's calls compared with a replay...): what it builds and the reference's runs it times count, the
+# learner's calls it makes do not (their waits for the worker, or their run in a kernel: cpu_limit.outside_the_limit).
+# Each case of it keeps its own CHECK_CPU_SECONDS (checked), and each observe and hint its own. Before, such a check
+# read the worker's replies with no limit at all, the only reading of the trusted side left so (section 122 of
+# tests/test_grading_redteam.py). The slowest honest how-checks of the solutions, graded in the worker (fix54, one
+# grading of each lab): lab 04's verify_merge_cost 1.57 s (the reference's timed runs), lab 03's verify_worker_processes
+# 1.21 s, lab 08's replay checks 0.88 s, lab 05's verify_push_cost 0.81 s, every other one under 0.7 s. CPU time, which a
+# busy machine hardly changes; a measured check tries again under load (up to measured.TRIES, its reference runs again
+# each time): 20 s is 13 times the slowest and more than its five tries. A crafted reply cost lab 10's check of a range
+# that starts inside a character 3 s and more (section 122), minutes with a slower reading.
+HOW_CPU_SECONDS = 20.0
+
+
+def how_checked(check: Callable[[Callable], None], learner: Callable, task: Task | None) -> None:
+    """``check(learner)``, a how-check of ``task``, under :data:`HOW_CPU_SECONDS` of this process's CPU time (the
+    learner's calls aside): past them, :class:`CheckFailed` naming the check."""
+    try:
+        within_cpu(HOW_CPU_SECONDS, check, learner)
+    except OutOfCpuTime:
+        name = getattr(check, "__name__", "its check")
+        name = "a check" if name == "<lambda>" else name
+        function = task.name if task is not None else getattr(learner, "__name__", "your function")
+        raise CheckFailed(
+            f"{function}: the grader's check of how it works ({name}) ran out of its {HOW_CPU_SECONDS:g} s of CPU time "
+            "(the grading process's own work and its reading of what your code returned, not your code's run): is a "
+            "value your code returned nested far deeper, or built far larger, than its input needs?") from None
+
+
+def _measure(verify: Callable[[Callable], None], learner: Callable, visible: bool, task: Task | None = None) -> None:
     """Run the how-check ``verify`` (a measured cost, the same in a task's visible and hidden test) on ``learner``. When
     graded, a check that passed in the visible test is not measured again in the hidden one: the measure is the trusted
     side's own, on inputs drawn from the same secret seed, and it costs the most of a lab's grading (lab 04's two runs of
@@ -867,7 +897,7 @@ def _measure(verify: Callable[[Callable], None], learner: Callable, visible: boo
     load in the visible test still gets its hidden points."""
     passes = getattr(getattr(learner, "sandbox", None), "measured_passes", None) if runs_remotely(learner) else None
     if passes is None:
-        verify(learner)
+        how_checked(verify, learner, task)
         return
     key = (getattr(verify, "__module__", "").rsplit(".", 1)[-1], verify.__qualname__, learner.name)
     if not visible and key in passes:
@@ -875,7 +905,7 @@ def _measure(verify: Callable[[Callable], None], learner: Callable, visible: boo
         return
     said = io.StringIO()
     with redirect_stdout(_Tee(sys.stdout, said)):
-        verify(learner)
+        how_checked(verify, learner, task)
     passes[key] = said.getvalue().strip() or f"{learner.name}: its measured check passed"
 
 
@@ -914,11 +944,11 @@ def _hidden(graded: TaskGraders, learner: Callable) -> int:
     notebook (the release's skeleton, or code not all written) is measured last: it fails at its first call, not after
     the reference's costly runs a measured check makes first. Each must pass, so the test's verdict is the same."""
     for verify in graded.hidden_verify:
-        verify(learner)
+        how_checked(verify, learner, graded.task)
 
     def measure() -> None:
         for verify in graded.verify:
-            _measure(verify, learner, visible=False)
+            _measure(verify, learner, visible=False, task=graded.task)
 
     unwritten = runs_remotely(learner) and learner.name in getattr(getattr(learner, "sandbox", None), "unwritten", ())
     if not unwritten:
@@ -946,7 +976,7 @@ def graders_of(graded: TaskGraders) -> tuple[Callable[..., None], ...]:
         count = _visible(graded, learner) + (_visible(then, learner) if same else 0)
         passed(f"{task.name}: all {count} visible cases pass.")
         if graded.visible_then is not None:
-            graded.visible_then(learner)
+            how_checked(graded.visible_then, learner, task)
 
     if other:
         def check(learner: Callable, second: Callable) -> None:
@@ -969,7 +999,7 @@ def graders_of(graded: TaskGraders) -> tuple[Callable[..., None], ...]:
             fixed = "fixed and " if graded.hidden_cases else ""
             passed(f"{task.name}: agrees with the reference on {count} {fixed}generated inputs.")
             if graded.hidden_then is not None:
-                graded.hidden_then(learner)
+                how_checked(graded.hidden_then, learner, task)
 
         check_properties.task, check_properties.reference = task, graded.reference
         check_properties.__name__ = check_properties.__qualname__ = f"check_{task.name}_properties"
