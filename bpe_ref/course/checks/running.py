@@ -870,7 +870,7 @@ def _visible(graded: TaskGraders, learner: Callable) -> int:
 # 1.21 s, lab 08's replay checks 0.88 s, lab 05's verify_push_cost 0.81 s, every other one under 0.7 s. CPU time, which a
 # busy machine hardly changes; a measured check tries again under load (up to measured.TRIES, its reference runs again
 # each time): 20 s is 13 times the slowest and more than its five tries. A crafted reply cost lab 10's check of a range
-# that starts inside a character 3 s and more (section 122), minutes with a slower reading.
+# that starts inside a character 1.2 s (section 122); a check whose reading is slower, as long as the reply makes it.
 HOW_CPU_SECONDS = 20.0
 
 
