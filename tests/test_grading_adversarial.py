@@ -867,7 +867,7 @@ def test_self_grading_takes_the_same_path(batch, tmp_path):
                             env=nbgrader_environment(), capture_output=True, text=True, timeout=600)
     assert result.returncode == 1
     assert re.search(rf"^total\s+0 / {batch['full']:g}\s+FAILED", result.stdout, re.M), result.stdout
-    assert "Your code ran in a separate, locked-down process" in result.stdout and "In force: " in result.stdout
+    assert "Your code ran in a separate, locked-down process" in result.stdout and "Limits: " in result.stdout
 
 
 # ---- what the autograder wrote into the honest notebook -----------------------------------------

@@ -139,7 +139,9 @@ def test_self_grading_shows_the_flags_too(graded_lab):
     lab, result = graded_lab
     if result.what != "opens_a_socket":
         pytest.skip(f"{lab}: the plain solution, no probe cell to flag")
-    assert "refused calls counted by the keeper, and opens Landlock refuses" in result.stdout, result.stdout
+    # the mechanisms in force (the keeper's counts of refused calls and opens) are the record's, no longer printed to a
+    # learner (fix54: its limits in plain words instead); the flags below are those counts
+    assert "locked-down process" in result.stdout and "Limits: 30 s of CPU time" in result.stdout, result.stdout
     lines = result.stdout.splitlines()
     at = lines.index("A class report would flag this notebook for review (no score changed):")
     # the refused opens on one line: the probe's, then the escape codes' of tests/test_grading_redteam.py's section 25

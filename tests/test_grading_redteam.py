@@ -10920,3 +10920,245 @@ def test_outputs_coloured_at_each_character_cost_a_page_a_bound(template):
     assert "it's \"q\" &lt;a&gt; &amp;" in html and "\x1b" not in html  # (BeautifulSoup writes the quotes again)
     assert html.count('<span class="ansi-') < 60_000, html.count('<span class="ansi-')
     assert spent < 4.0, f"{spent:.1f} s of CPU time for one page"
+
+
+# ---- 120. fix54: a time limit whose timer outlives its block ---------------------------------------------------------
+#
+# running.time_limit was a generator's context manager: its timers were disarmed in the generator's finally, which runs
+# only once contextlib's __exit__ has resumed the generator. A firing of the limit's timer as that __exit__ began (the
+# call raised, or ended, just as the timer fired: its CPU time was past the limit) raised TookTooLong from __exit__
+# itself, so the generator was never resumed: the timers stayed armed with the limit's handler, which went on raising
+# TookTooLong four times a second into whatever ran next (held in a reference cycle of the call's error, the generator
+# lived until a collection). An exhaustive run of tests/test_mistakes.py under load ended so, in an xdist INTERNALERROR
+# raised while pytest wrote a failure's report. And a limit set inside another disarmed the outer one's timer as it was
+# left: the outer limit was gone for the rest of its block, and one past its time while the inner ran was never told.
+
+
+def _spin_cpu(seconds: float) -> None:
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+
+
+@contextlib.contextmanager
+def _cpu_spent_as_the_limit_is_left(seconds: float):
+    """At the first call of a function named ``__exit__`` (the innermost limit being left), spend ``seconds`` of CPU
+    time there, before its first line: the limit's timer fires at that moment, as it does when a call ends just as its
+    limit passes. What it does there (a raise) goes to that ``__exit__``, as a firing at its first instruction does."""
+    previous, spent = sys.gettrace(), []
+
+    def tracer(frame, event, arg):
+        if event == "call" and frame.f_code.co_name == "__exit__" and not spent:
+            spent.append(frame.f_code.co_filename)
+            sys.settrace(previous)
+            _spin_cpu(seconds)
+        return None
+
+    sys.settrace(tracer)
+    try:
+        yield spent
+    finally:
+        sys.settrace(previous)
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="the kernel's time limit needs setitimer")
+def test_a_time_limit_that_fires_as_its_block_is_left_raises_nothing_after_it():
+    """A learner's call in the kernel (call_learner) returns, and the timer of its limit fires at the start of the limit's
+    ``__exit__``, its CPU time past: on main its TookTooLong came out of contextlib's ``__exit__`` before the generator's
+    finally, the outcome's error held the generator (as a failure's report holds the outcome), and the timer stayed armed
+    with the limit's handler: a spin after the call got TookTooLong. Now a firing while a limit is being set or left
+    raises nothing there: the limit notes it, and its block, which ended past its limit, ends in its TookTooLong; no
+    timer or handler outlives it."""
+    import gc
+    import signal
+
+    from test_mistakes import load_graders
+
+    core = sys.modules[load_graders("01_naive_bpe").__name__.rsplit(".", 1)[0] + ".core"]  # as a test cell loads it
+    TookTooLong, call_learner = core.TookTooLong, core.call_learner
+    handler, hook = signal.getsignal(signal.SIGALRM), sys.unraisablehook
+    try:
+        with _cpu_spent_as_the_limit_is_left(0.8) as spent:
+            outcome = call_learner(lambda: "done", (), time_limit_seconds=0.1)
+        assert spent, "no __exit__ was called"
+        assert isinstance(outcome.error, TookTooLong) and "within 0.1 s of CPU time" in str(outcome.error), outcome.error
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0), "the limit's timer is still armed after its block"
+        assert signal.getsignal(signal.SIGALRM) is handler and sys.unraisablehook is hook
+        _spin_cpu(0.8)  # past the timer's next firings, were it left armed: no TookTooLong out here
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)  # main's leak, undone for the tests after this one
+        outcome = None
+        gc.collect()
+        signal.signal(signal.SIGALRM, handler)
+        sys.unraisablehook = hook
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="the kernel's time limit needs setitimer")
+def test_a_limit_set_inside_another_leaves_the_outer_one_in_force():
+    """On main an inner limit's exit disarmed the timer the outer limit shared: the outer block then ran unlimited (a
+    spin of 2 s under a limit of 0.2 s finished), and an outer limit that passed while the inner one ran was never told.
+    Now each firing looks at every limit in force, the outermost first, and an inner one's exit re-arms the outer's; an
+    outer limit's TookTooLong raised in an inner call_learner passes through it to the outer block."""
+    from test_mistakes import load_graders
+
+    core = sys.modules[load_graders("01_naive_bpe").__name__.rsplit(".", 1)[0] + ".core"]  # as a test cell loads it
+    TookTooLong, call_learner, time_limit = core.TookTooLong, core.call_learner, core.time_limit
+    for inner_spins in (False, True):
+        started = time.process_time()
+        with pytest.raises(TookTooLong, match="within 0.2 s of CPU time"):
+            with time_limit(0.2):
+                with time_limit(30):
+                    if inner_spins:
+                        _spin_cpu(2.0)
+                _spin_cpu(2.0)
+        assert time.process_time() - started < 1.5, inner_spins
+
+    outcome = call_learner(lambda: call_learner(lambda: _spin_cpu(2.0), (), time_limit_seconds=30), (),
+                           time_limit_seconds=0.2)
+    assert isinstance(outcome.error, TookTooLong) and "within 0.2 s" in str(outcome.error), outcome.error
+
+
+
+# ---- 121. fix54: a learner's walk, leftovers: a timed-out task's hint, the self-grade's words on the limits ---
+#
+# A task whose call may never return has a kernel time limit and a hint for it (its error_hint, on TookTooLong: lab 06's
+# encode_pretoken, "does each round keep merge_word's result?"): the visible cell showed it in the learner's kernel, but
+# graded, the worker's own limit stopped the call (GradingStopped) and the feedback said "did not finish within 30 s of
+# CPU time" and no more, in the self-grade's table as in grade --class's feedback. And the self-grade printed the
+# sandbox's mechanisms ("In force: Landlock ABI 4: ...; seccomp: ...; RLIMIT_AS ...") to a learner, who cannot read
+# them.
+
+
+def test_a_task_stopped_by_the_workers_time_limit_shows_its_kernel_hint():
+    """walk53's encode_pretoken that drops merge_word's result loops for ever: graded in the worker (a call limit of 2 s
+    of CPU time here, 30 s in a class), its visible test is stopped by the worker's limit. On main the message said only
+    that; now it carries the task's hint for a call that never returns, and the self-grade's row shows it (the row's
+    hint is the first ``hint:`` line of the test cell's error, as autograde writes it)."""
+    from test_mistakes import LAB06_WALK53_ENDLESS, source_of
+
+    from bpe_ref.course.checks import lab06_encode_decode as lab06
+    from bpe_ref.course.grade import CellResult, format_table, group_by_task, hint_of
+    from bpe_ref.course.trusted.autograde import _error_output, lab_policy
+
+    cell, changes, _ = LAB06_WALK53_ENDLESS["encode-merge-result-dropped"]
+    code = "\n".join(source_of("06_encode_decode", name) for name in ("setup", cell))
+    for old, new in changes:
+        assert old in code
+        code = code.replace(old, new)
+    messages = []
+    from dataclasses import replace
+
+    with Sandbox(replace(lab_policy(lab06, Policy()), call_timeout=2.0)) as box:
+        assert box.run_cell(code, "mistake").ok
+        for grader in (lab06.check_encode_pretoken, lab06.check_encode_pretoken_properties):
+            with pytest.raises(GradingStopped) as stopped:
+                grader(RemoteFunction(box, "encode_pretoken"))
+            messages.append(str(stopped.value))
+    assert "did not finish within 2 s of CPU time" in messages[0], messages[0]
+    assert "not called" in messages[1], messages[1]  # stopped once: not called again in this notebook
+    for message in messages:
+        assert "\n  hint: encode_pretoken did not return: does each round keep merge_word's result" in message, message
+    row = hint_of({"outputs": [_error_output("CheckFailed", messages[0])]})
+    table = format_table(group_by_task([CellResult("task2_encode_pretoken", 0, 1, messages[0].splitlines()[0], row)]))
+    assert "hint: encode_pretoken did not return" in table, table
+
+
+ISOLATION_LINES = [
+    "rlimits: 2048 MiB of memory, 900 s of CPU, files up to 64 MiB, no core dumps, 1024 open files a process",
+    "Landlock ABI 7: files readable only in the standard library, allowed packages, system libraries and the scratch "
+    "folder, writable only in the scratch folder; no TCP; no signals to processes outside the sandbox",
+    "seccomp: no network sockets, no System V IPC or keyrings, no new processes (threads allowed), the worker loop's pipes "
+    "(fds 1022 and 1023) neither replaced, closed nor made non-blocking; refused calls counted by the keeper",
+    "capabilities: none (the grading user's dropped)",
+]
+
+
+def test_the_self_grade_says_its_limits_in_plain_words():
+    """On main the self-grade's last line of isolation ended "In force: rlimits: ...; Landlock ABI 7: ...; seccomp: ...
+    the worker loop's pipes (fds 1022 and 1023) ...": words a learner cannot read. Now it says what ran where, then the
+    limits that apply to the learner's code, in seconds of CPU time and MB (from the grading's own record), and none of the
+    mechanisms' names (the instructor reads those in the trusted record and nbgrader's log)."""
+    from bpe_ref.course.grade import isolation_summary
+
+    limits = {"call_seconds": 30.0, "cell_seconds": 30.0, "notebook_seconds": 300.0, "memory_mb": 2048}
+    said = isolation_summary(ISOLATION_LINES, limits)
+    assert said.startswith("Your code ran in a separate, locked-down process (no reference solution, no network, no other "
+                           "processes, no files outside its own folder)."), said
+    for jargon in ("In force", "rlimits", "Landlock", "seccomp", "fds", "ABI", "keeper", "capabilities"):
+        assert jargon not in said, (jargon, said)
+    assert ("Limits: 30 s of CPU time for each call of one of your functions and for each of your cells, 300 s for the "
+            "whole notebook; 2048 MB of memory a process.") in said, said
+    bare = isolation_summary(["rlimits: 2048 MiB of memory"], limits)
+    assert "NOT locked down on this machine" in bare and "Landlock" not in bare, bare
+    assert "Limits:" not in isolation_summary(ISOLATION_LINES, {}), "no limits recorded (an older record): none said"
+
+
+# ---- 122. fix54: a how-check reading the worker's replies with no CPU limit --------------------------------------------
+#
+# Every case's check and every judge ran under running.CHECK_CPU_SECONDS (section 108), but the checks of *how* a
+# function works, outside the cases (a TaskGraders' verify, hidden_verify, visible_then and hidden_then: measured growth,
+# observes of a heap, ranges that start inside a character...), call the learner's function themselves and read its
+# reply with no limit: a count_range honest on every case that returns a million empty lists nested 95 deep only for
+# lab 10's range that starts inside a character cost the check 1.2 s of the grading process's CPU time for that one reply
+# (decoded, made plain, shown; 2.3 s with its reading in the sandbox), past any limit of the notebook's: more for a check
+# whose reading is slower. Now each how-check runs under
+# running.HOW_CPU_SECONDS of the grading process's CPU time, the learner's calls aside (their own limits hold them).
+
+DEEP_ONLY_INSIDE_A_CHARACTER = '''
+_honest_count_range = count_range
+
+def count_range(path, start, end, special_tokens):
+    with open(path, "rb") as file:
+        file.seek(start)
+        first = file.read(1)
+    if first and 0x80 <= first[0] < 0xC0:  # the range starts with the tail of a character: a reply costly to read
+        counts = [[] for _ in range(1_000_000)]
+        for _ in range(95):
+            counts = (counts,)
+        return counts
+    return _honest_count_range(path, start, end, special_tokens)
+'''
+
+
+def test_a_how_check_reading_a_crafted_reply_ends_at_its_cpu_limit(monkeypatch):
+    """The count_range above, graded by lab 10's hidden test for task 1 in the worker, with running.HOW_CPU_SECONDS set
+    to 0.2 s here (20 s in a class), against the same hidden test of the honest count_range, each test's CPU time in
+    the grading process counted as the limit counts it (its waits for the worker and the reply's reading there aside:
+    sandbox.outside_the_limit): on main the how-check read the crafted reply for as long as it took (1.2 s more than
+    the honest function's, 0.3 s) and failed telling what came back; now it fails at its limit, saying so and
+    naming the check (the cases before it pass: the function is honest there)."""
+    from test_mistakes import remote, source_of
+
+    from bpe_ref.course.checks import running
+    from bpe_ref.course.trusted import sandbox
+
+    monkeypatch.setattr(running, "HOW_CPU_SECONDS", 0.2, raising=False)
+    waited = [0.0]
+    real_outside = sandbox.outside_the_limit
+
+    @contextlib.contextmanager
+    def outside_counted():
+        start = time.process_time()
+        try:
+            with real_outside():
+                yield
+        finally:
+            waited[0] += time.process_time() - start
+
+    monkeypatch.setattr(sandbox, "outside_the_limit", outside_counted)
+    honest = "\n".join(source_of("10_distributed", cell) for cell in ("setup", "task1_count_range_solution"))
+    spent = []
+
+    def hidden_test(graders, count_range) -> None:
+        start, waited[0] = time.process_time(), 0.0
+        try:
+            graders.check_count_range_properties(count_range)
+        finally:
+            spent.append(time.process_time() - start - waited[0])
+
+    assert remote("10_distributed", honest, "count_range", hidden_test) is None
+    message = remote("10_distributed", honest + DEEP_ONLY_INSIDE_A_CHARACTER, "count_range", hidden_test)
+    assert message is not None and "the grader's check of how it works (verify_range_not_utf8) ran out of its 0.2 s " \
+        "of CPU time" in message, message
+    assert message.startswith("count_range: "), message
+    assert spent[1] - spent[0] < 0.7, f"the crafted reply cost the hidden test {spent[1] - spent[0]:.2f} s of CPU time more"

@@ -322,10 +322,12 @@ def _why_autograde_failed(log: str) -> str:
 
 
 def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep: Path | None = None,
-                       isolation: list[str] | None = None, behaviour: list[str] | None = None) -> list[CellResult]:
+                       isolation: list[str] | None = None, behaviour: list[str] | None = None,
+                       limits: dict[str, float] | None = None) -> list[CellResult]:
     """Autograde one notebook in a temporary course made from the lab's release (a handout has it too),
-    hidden tests included; its graded cells. ``isolation`` receives how its code was confined,
-    ``behaviour`` what a review would flag of what its code did."""
+    hidden tests included; its graded cells. ``isolation`` receives how its code was confined, ``limits`` the limits
+    it ran under (:attr:`~.trusted.autograde.GradingRecord.limits`), ``behaviour`` what a review would flag of what
+    its code did."""
     from .nbgrader_main import run_in_process
     from .notebooks import temporary_course
     from .trusted.autograde import GradingRecord
@@ -355,6 +357,8 @@ def autograde_notebook(path: Path, lab: str, *, timeout: int | None = None, keep
             isolation.extend(record.isolation)
         if behaviour is not None and record is not None:
             behaviour.extend(record.behaviour)
+        if limits is not None and record is not None:
+            limits.update(record.limits)
         return grades_from_course(course, lab, STUDENT, lab)
 
 
@@ -378,15 +382,26 @@ def gradebook_unsynced() -> contextlib.AbstractContextManager:
         event.remove(Engine, "connect", unsynced)
 
 
-def isolation_summary(isolation: list[str]) -> str:
-    """One plain sentence on how the notebook's code ran, then the mechanisms in force."""
+def isolation_summary(isolation: list[str], limits: dict[str, float] | None = None) -> str:
+    """Plain sentences for a learner: how the notebook's code ran, then the limits it ran under (``limits``, the grading
+    record's), in seconds of CPU time and MB. The mechanisms' names and settings (``isolation``, the sandbox's lines) are
+    the instructor's to read, in the trusted record and nbgrader's log: the self-grade printed them ("In force: rlimits:
+    ...; Landlock ABI 7: ...; seccomp: ... fds 1022 and 1023 ..."), which told a learner nothing (fix54)."""
     text = " ".join(isolation)
     confined = "Landlock ABI" in text and "seccomp: no network" in text
     processes = "no other processes" if "no new processes" in text else "worker processes of its own only"
     plain = (f"Your code ran in a separate, locked-down process (no reference solution, no network, {processes}, "
-             "no files outside its own folder)" if confined else
-             "Your code ran in a separate process, but NOT locked down on this machine (no Landlock/seccomp)")
-    return f"{plain}. In force: {'; '.join(isolation) or 'unknown'}."
+             "no files outside its own folder)." if confined else
+             "Your code ran in a separate process, but NOT locked down on this machine (this system cannot confine it: "
+             "it could read and write your files and use the network).")
+    limits = limits or {}
+    if not all(key in limits for key in ("call_seconds", "cell_seconds", "notebook_seconds", "memory_mb")):
+        return plain  # an older record: no limits kept
+    call, cell = f"{limits['call_seconds']:g} s", f"{limits['cell_seconds']:g} s"
+    each = (f"{call} of CPU time for each call of one of your functions and for each of your cells" if call == cell else
+            f"{call} of CPU time for each call of one of your functions, {cell} for each of your cells")
+    return (f"{plain} Limits: {each}, {limits['notebook_seconds']:g} s for the whole notebook; "
+            f"{limits['memory_mb']:g} MB of memory a process.")
 
 
 def format_table(tasks: list[TaskResult], width: int = 100) -> str:
@@ -456,14 +471,16 @@ def grade_one(path: Path, lab: str | None, timeout: int | None, keep: Path | Non
                       "one)..."), flush=True)
         isolation: list[str] = []
         behaviour: list[str] = []
-        cells = autograde_notebook(path, lab, timeout=timeout, keep=keep, isolation=isolation, behaviour=behaviour)
+        limits: dict[str, float] = {}
+        cells = autograde_notebook(path, lab, timeout=timeout, keep=keep, isolation=isolation, behaviour=behaviour,
+                                   limits=limits)
     except NotGradable as problem:
         print(bounded(printed(f"{path}: {problem}")), file=sys.stderr)
         print("Nothing was graded: this is not a score of 0. Fix the problem above and grade again.", file=sys.stderr)
         return 2
     tasks = group_by_task(cells)
     print(printed_lines(format_table(tasks)))
-    print(printed_lines(isolation_summary(isolation)))
+    print(printed_lines(isolation_summary(isolation, limits)))
     # what grade --class would show an instructor about this notebook: what its code was seen to do, then what autograde
     # put right and what its text suggests, as the class report reads them (walk49: only the first was printed here)
     review = [f"its code {line}" for line in behaviour] + repeated_keys(path) + text_review(notebook, lab)

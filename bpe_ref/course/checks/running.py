@@ -26,11 +26,12 @@ from typing import Any
 
 from ..trusted import measure_worker
 from ..trusted.cpu_limit import outside_the_limit
-from ..trusted.verdicts import CheckFailed, CpuLimitReached, LearnerError, current_seed, grading_a_class
+from ..trusted.verdicts import (CheckFailed, CpuLimitReached, GradingStopped, LearnerError, current_seed,
+                                grading_a_class, timed_out)
 from .compare import (
-    CARRIED, OBSERVE_CPU_SECONDS, SHORT_REPR_CHARS, OutOfCpuTime, WrongType, call_repr, carried, changed_argument,
-    difference, error_name, first_differing_item, hints, in_order_of, plain, repr_within, same, short_repr, stand_in_note,
-    window_repr, within_cpu,
+    CARRIED, OBSERVE_CPU_SECONDS, SHORT_REPR_CHARS, OutOfCpuTime, WrongType, bounded_hint, call_repr, carried,
+    changed_argument, difference, error_name, first_differing_item, hints, in_order_of, plain, repr_within, same,
+    short_repr, stand_in_note, window_repr, within_cpu,
 )
 from .spec import Case, CorpusFile, Later, Task, TaskGraders, runs_remotely
 from .trap import reference_trapped, refuse_reference_use
@@ -135,73 +136,163 @@ def _waited() -> float:
         return time.monotonic() - time.thread_time()
 
 
-@contextmanager
-def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> Iterator[None]:
-    """Raise :class:`TookTooLong` in the code run under it once it has spent ``seconds`` of CPU time, this process's
-    and its children's (so that a busy machine, which slows a call, brings it no nearer its limit), or has waited
-    :data:`WALL_FACTOR` times ``seconds`` without running, nor any process below it (a sleep, a lock, a pipe nobody
-    writes, a child that never answers): looked at by a timer
-    signal from ``seconds`` of wall time on, four times a second (only in the main thread, on systems that have one;
-    elsewhere, and with ``None``, no limit). With ``cpu_seconds``, raise :class:`CpuLimitReached` once this process
-    has spent that much CPU time in it (a measured call)."""
-    if seconds is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
+LOOK_EVERY = 0.25  # seconds between two looks of a limit's timer: one raise can be lost (a learner's bare ``except:``, a
+# finaliser running when the signal arrives), the next ones stop the call
 
-    armed = [True]  # cleared first on the way out, so that a timer firing as the block is left raises nothing
-    below, idle = _cpu_below(), _waited()
-    start, last, waited = time.process_time() + below, [below, idle], [0.0]
+# The kernel's time limits in force in the main thread, the outermost first: each firing of a timer looks at every one,
+# the outermost first (its end is the one to tell), and an inner limit's exit re-arms the timers for those left.
+_LIMITS: list[_Limit] = []
 
-    def look(signum, frame):
-        if not armed[0]:
-            return
+
+def time_limit(seconds: float | None, cpu_seconds: float | None = None) -> _Limit:
+    """Raise :class:`TookTooLong` in the code run under it (a ``with`` block) once it has spent ``seconds`` of CPU time,
+    this process's and its children's (so that a busy machine, which slows a call, brings it no nearer its limit), or has
+    waited :data:`WALL_FACTOR` times ``seconds`` without running, nor any process below it (a sleep, a lock, a pipe nobody
+    writes, a child that never answers): looked at by a timer signal from ``seconds`` of wall time on, every
+    :data:`LOOK_EVERY` seconds (only in the main thread, on systems that have one; elsewhere, and with ``None``, no
+    limit). With ``cpu_seconds``, raise :class:`CpuLimitReached` once this process has spent that much CPU time in it (a
+    measured call). Limits nest: an outer one's end is told inside the inner block too, and stays in force after it.
+
+    No raise of a limit ever comes after its block: a firing while a limit is being set or left (its ``__enter__`` or
+    ``__exit__`` running: a raise there would leave its timers armed for whatever runs next, as a generator's context
+    manager did when the raise came before its ``finally``) raises nothing and is noted, and a block left normally past
+    its limit then ends in that limit's error (section 120 of ``tests/test_grading_redteam.py``)."""
+    return _Limit(seconds, cpu_seconds)
+
+
+class _Limit:
+    """One block of :func:`time_limit`."""
+
+    def __init__(self, seconds: float | None, cpu_seconds: float | None) -> None:
+        self.seconds, self.cpu_seconds = seconds, cpu_seconds
+        self.owed: BaseException | None = None  # the error of a firing noted while a limit was being set or left
+        self.taken: list[tuple[int, int, Any]] = []  # its signals: (signal, timer, handler before, or _look's own)
+        self.hook: Any = None  # sys.unraisablehook before the outermost limit
+        self.active = False  # in force: a limit of None seconds, or outside the main thread, is none
+
+    def __enter__(self) -> _Limit:
+        if self.seconds is None or not hasattr(signal, "setitimer") or \
+                threading.current_thread() is not threading.main_thread():
+            return self
+        self.active = True
         below, idle = _cpu_below(), _waited()
-        spent = time.process_time() + below - start
-        if below == last[0]:  # no process below ran since the last look: this thread's idle time was a wait
-            waited[0] += idle - last[1]
-        last[:] = below, idle
-        if spent > seconds:
-            raise TookTooLong(f"did not finish within {seconds:g} s of CPU time (a loop that never ends?)")
-        if waited[0] > WALL_FACTOR * seconds:
-            raise TookTooLong(f"did not finish within {seconds:g} s: it waited {WALL_FACTOR * seconds:g} s without running "
-                              f"and used {spent:.2f} s of CPU time (a sleep, a lock, a pipe or a process that never answers?)")
+        self.start, self.last, self.waited = time.process_time() + below, [below, idle], 0.0
+        self.first_look = time.monotonic() + self.seconds
+        self.cpu_end = None if self.cpu_seconds is None else time.process_time() + self.cpu_seconds
+        try:
+            if not _LIMITS:  # a raise lost in a finaliser or a gc callback (hypothesis has one) goes to
+                # sys.unraisablehook, which pytest turns into an error of its own: it is no error, as the timer fires
+                # again, so the hook does not hear of it
+                self.hook = sys.unraisablehook
+                sys.unraisablehook = _keep_lost_raises_quiet
+            _LIMITS.append(self)
+            taken = [(signal.SIGALRM, signal.ITIMER_REAL)] + (
+                [(signal.SIGPROF, signal.ITIMER_PROF)] if self.cpu_seconds is not None else [])
+            for signum, timer in taken:
+                self.taken.append((signum, timer, _look if signal.getsignal(signum) is _look else
+                                   signal.signal(signum, _look)))
+                _arm(timer)
+        except BaseException:  # a raise of other code's (a KeyboardInterrupt) while the limit was being set
+            self._leave()
+            raise
+        return self
 
-    def spent(signum, frame):
-        if armed[0]:
-            raise CpuLimitReached(cpu_seconds)
-
-    # Each timer fires again every quarter second until the block is left: one raise can be lost (a learner's
-    # bare ``except:``, a finaliser running when the signal arrives), the next ones stop the call.
-    timers = [(signal.SIGALRM, signal.ITIMER_REAL, seconds, look)]
-    if cpu_seconds is not None:  # the process's CPU time: this thread's and, little during a call, the kernel's others'
-        timers.append((signal.SIGPROF, signal.ITIMER_PROF, cpu_seconds, spent))
-    # A raise lost in a finaliser or a gc callback (hypothesis has one) goes to sys.unraisablehook, which pytest
-    # turns into an error of its own: it is no error, as the timer fires again, so the hook does not hear of it.
-    hook = sys.unraisablehook
-
-    def keep_lost_raises_quiet(unraisable):
-        if not isinstance(unraisable.exc_value, (TookTooLong, CpuLimitReached)):
-            hook(unraisable)
-
-    previous = [signal.signal(signum, handler) for signum, _, _, handler in timers]
-    sys.unraisablehook = keep_lost_raises_quiet
-    for _, timer, after, _ in timers:
-        signal.setitimer(timer, after, 0.25)
-    try:
-        yield
-    finally:
-        # A raise of a timer that fired before ``armed`` was cleared would leave the timers armed, with these handlers,
-        # firing every quarter second into whatever runs next (it ended a pytest session once): so try again.
-        while True:
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> bool:
+        if not self.active:
+            return False
+        for attempt in range(3):  # none of this module's raises comes in here (a look only notes them): others' may
             try:
-                armed[0] = False
-                for (signum, timer, _, _), handler in zip(timers, previous):
-                    signal.setitimer(timer, 0)
-                    signal.signal(signum, handler)
-                sys.unraisablehook = hook
+                self._leave()
                 break
-            except (TookTooLong, CpuLimitReached):
+            except BaseException:
+                if attempt == 2:
+                    raise
+        owed, self.owed = self.owed, None
+        if owed is not None and kind is None:  # past its limit as it was left: told here, inside its own block
+            raise owed
+        return False
+
+    def _leave(self) -> None:
+        """This limit, and any set inside it and not left (none: every one is left by its ``__exit__``), no longer in
+        force; the timers re-armed for the limits left, else disarmed and their signals' handlers put back."""
+        if self in _LIMITS:
+            del _LIMITS[_LIMITS.index(self):]
+        for signum, timer, previous in self.taken:
+            if any(limit.cpu_end is not None for limit in _LIMITS) if timer == signal.ITIMER_PROF else _LIMITS:
+                _arm(timer)  # an enclosing limit's next look (at once, when it is past)
                 continue
+            signal.setitimer(timer, 0)  # before the handler: a firing under a default handler ends the process
+            signal.signal(signum, previous)
+            rearm = getattr(previous, "rearm", None)  # another copy's limit, outside this one: in force again
+            if callable(rearm):
+                rearm(timer)
+        if not _LIMITS and self.hook is not None:
+            sys.unraisablehook = self.hook
+
+    def due(self, signum: int) -> BaseException | None:
+        """The error this limit's look at a firing of ``signum`` finds, or ``None``."""
+        if signum != signal.SIGALRM:
+            if self.cpu_end is not None and time.process_time() >= self.cpu_end - 0.02:
+                return CpuLimitReached(self.cpu_seconds)
+            return None
+        below, idle = _cpu_below(), _waited()
+        spent = time.process_time() + below - self.start
+        if below == self.last[0]:  # no process below ran since the last look: this thread's idle time was a wait
+            self.waited += idle - self.last[1]
+        self.last[:] = below, idle
+        if spent > self.seconds:
+            return TookTooLong(f"did not finish within {self.seconds:g} s of CPU time (a loop that never ends?)")
+        if self.waited > WALL_FACTOR * self.seconds:
+            return TookTooLong(f"did not finish within {self.seconds:g} s: it waited {WALL_FACTOR * self.seconds:g} s "
+                               f"without running and used {spent:.2f} s of CPU time (a sleep, a lock, a pipe or a process "
+                               "that never answers?)")
+        return None
+
+
+def _arm(timer: int) -> None:
+    """``timer`` set to fire at the nearest look of the limits in force (at once when it is past), then every
+    :data:`LOOK_EVERY` seconds."""
+    if timer == signal.ITIMER_PROF:
+        ends = [limit.cpu_end for limit in _LIMITS if limit.cpu_end is not None]
+        after = min(ends) - time.process_time() if ends else None
+    else:
+        after = min(limit.first_look for limit in _LIMITS) - time.monotonic() if _LIMITS else None
+    if after is not None:
+        signal.setitimer(timer, max(after, 0.001), LOOK_EVERY)
+
+
+def _in_passage(frame: Any) -> bool:
+    """Whether ``frame`` runs inside a limit's ``__enter__`` or ``__exit__`` (or a look, interrupted by another)."""
+    while frame is not None:
+        if frame.f_code in _PASSAGES:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _look(signum: int, frame: Any) -> None:
+    """The handler of the limits' timer signals: the first limit in force, the outermost first, that is past its time
+    raises its error here, unless a limit is being set or left (the error is then noted, :meth:`_Limit.__exit__`)."""
+    for limit in list(_LIMITS):
+        error = limit.due(signum)
+        if error is None:
+            continue
+        error.limit = limit  # whose: call_learner lets an enclosing limit's through
+        if _in_passage(frame):
+            limit.owed = limit.owed or error
+            return
+        limit.owed = None
+        raise error
+
+
+_look.rearm = _arm  # a limit of another copy of this module, set inside one of these, re-arms it as it is left
+_PASSAGES = {_Limit.__enter__.__code__, _Limit.__exit__.__code__, _Limit._leave.__code__, _look.__code__, _arm.__code__}
+
+
+def _keep_lost_raises_quiet(unraisable: Any) -> None:
+    if not isinstance(unraisable.exc_value, (TookTooLong, CpuLimitReached)):
+        hook = next((limit.hook for limit in _LIMITS if limit.hook is not None), None) or sys.__unraisablehook__
+        hook(unraisable)
 
 
 def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
@@ -226,22 +317,33 @@ def call_learner(learner: Callable, args: tuple, provided: tuple[str, ...] = (),
     learner_args = copy.deepcopy(args)
     # The stand-ins and the driver are the graders' private copy of the reference: the trap leaves them alone.
     with outside_the_limit(), standing_in(learner, stand_ins), reference_trapped(provided) as calls:
+        limit = time_limit(time_limit_seconds, cpu_limit)
         try:
-            with time_limit(time_limit_seconds, cpu_limit):
+            with limit:
                 result = learner(*learner_args) if driver is None else driver(learner, *learner_args)
                 outcome.value = (learner_args, result)
         except (Exception, TookTooLong) as error:  # the learner's bug, reported as such
+            if getattr(error, "limit", limit) is not limit:  # an enclosing call's limit: its call's to report
+                raise
             outcome.error = error
     outcome.reference_calls = list(calls)
     return outcome
 
 
-
 def call_task(task: Task, learner: Callable, args: tuple, driver: Callable[..., Any] | None = None) -> Outcome:
     """:func:`call_learner` as ``task`` says: its file arguments written (:func:`materialized`), its provided modules,
-    stand-ins, kernel time limit and driver (``driver``, when given, in place of the task's)."""
-    return call_learner(learner, materialized(args, learner), task.provided, task.stand_ins, task.kernel_time_limit,
-                        driver or task.driver)
+    stand-ins, kernel time limit and driver (``driver``, when given, in place of the task's). A call the grading
+    worker's time limit stopped (:func:`~..trusted.verdicts.timed_out`) stops the check with the task's hint for a call
+    that never returns, as the kernel's limit (:class:`TookTooLong`) gets it (its ``error_hint``)."""
+    args = materialized(args, learner)
+    try:
+        return call_learner(learner, args, task.provided, task.stand_ins, task.kernel_time_limit, driver or task.driver)
+    except GradingStopped as stopped:
+        hint = task.error_hint and getattr(stopped, "timed_out", False) and type(stopped) is GradingStopped and \
+            bounded_hint(task.error_hint, args, TookTooLong(str(stopped)))
+        if not hint:
+            raise
+        raise timed_out(GradingStopped(f"{stopped}\n  hint: {hint}")) from None
 
 def call_watching(learner: Callable, args: tuple, names: Sequence[str], provided: tuple[str, ...] = (),
                   stand_ins: Sequence[Callable] = ()) -> tuple[Outcome, dict[str, list[int]]]:
@@ -753,11 +855,41 @@ def _visible(graded: TaskGraders, learner: Callable) -> int:
                 raise CheckFailed(message)
         count = len(cases)
     for verify in graded.verify:
-        _measure(verify, learner, visible=True)
+        _measure(verify, learner, visible=True, task=graded.task)
     return count
 
 
-def _measure(verify: Callable[[Callable], None], learner: Callable, visible: bool) -> None:
+# CPU seconds of the grading process for one check of *how* a function works, outside the cases (a TaskGraders' verify,
+# hidden_verify, visible_then and hidden_then: the measured growth of labs 02, 04 and 05, lab 05's and 07's observes of
+# the heap, lab 08's calls compared with a replay...): what it builds and the reference's runs it times count, the
+# learner's calls it makes do not (their waits for the worker, or their run in a kernel: cpu_limit.outside_the_limit).
+# Each case of it keeps its own CHECK_CPU_SECONDS (checked), and each observe and hint its own. Before, such a check
+# read the worker's replies with no limit at all, the only reading of the trusted side left so (section 122 of
+# tests/test_grading_redteam.py). The slowest honest how-checks of the solutions, graded in the worker (fix54, one
+# grading of each lab): lab 04's verify_merge_cost 1.57 s (the reference's timed runs), lab 03's verify_worker_processes
+# 1.21 s, lab 08's replay checks 0.88 s, lab 05's verify_push_cost 0.81 s, every other one under 0.7 s. CPU time, which a
+# busy machine hardly changes; a measured check tries again under load (up to measured.TRIES, its reference runs again
+# each time): 20 s is 13 times the slowest and more than its five tries. A crafted reply cost lab 10's check of a range
+# that starts inside a character 1.2 s (section 122); a check whose reading is slower, as long as the reply makes it.
+HOW_CPU_SECONDS = 20.0
+
+
+def how_checked(check: Callable[[Callable], None], learner: Callable, task: Task | None) -> None:
+    """``check(learner)``, a how-check of ``task``, under :data:`HOW_CPU_SECONDS` of this process's CPU time (the
+    learner's calls aside): past them, :class:`CheckFailed` naming the check."""
+    try:
+        within_cpu(HOW_CPU_SECONDS, check, learner)
+    except OutOfCpuTime:
+        name = getattr(check, "__name__", "its check")
+        name = "a check" if name == "<lambda>" else name
+        function = task.name if task is not None else getattr(learner, "__name__", "your function")
+        raise CheckFailed(
+            f"{function}: the grader's check of how it works ({name}) ran out of its {HOW_CPU_SECONDS:g} s of CPU time "
+            "(the grading process's own work and its reading of what your code returned, not your code's run): is a "
+            "value your code returned nested far deeper, or built far larger, than its input needs?") from None
+
+
+def _measure(verify: Callable[[Callable], None], learner: Callable, visible: bool, task: Task | None = None) -> None:
     """Run the how-check ``verify`` (a measured cost, the same in a task's visible and hidden test) on ``learner``. When
     graded, a check that passed in the visible test is not measured again in the hidden one: the measure is the trusted
     side's own, on inputs drawn from the same secret seed, and it costs the most of a lab's grading (lab 04's two runs of
@@ -765,7 +897,7 @@ def _measure(verify: Callable[[Callable], None], learner: Callable, visible: boo
     load in the visible test still gets its hidden points."""
     passes = getattr(getattr(learner, "sandbox", None), "measured_passes", None) if runs_remotely(learner) else None
     if passes is None:
-        verify(learner)
+        how_checked(verify, learner, task)
         return
     key = (getattr(verify, "__module__", "").rsplit(".", 1)[-1], verify.__qualname__, learner.name)
     if not visible and key in passes:
@@ -773,7 +905,7 @@ def _measure(verify: Callable[[Callable], None], learner: Callable, visible: boo
         return
     said = io.StringIO()
     with redirect_stdout(_Tee(sys.stdout, said)):
-        verify(learner)
+        how_checked(verify, learner, task)
     passes[key] = said.getvalue().strip() or f"{learner.name}: its measured check passed"
 
 
@@ -812,11 +944,11 @@ def _hidden(graded: TaskGraders, learner: Callable) -> int:
     notebook (the release's skeleton, or code not all written) is measured last: it fails at its first call, not after
     the reference's costly runs a measured check makes first. Each must pass, so the test's verdict is the same."""
     for verify in graded.hidden_verify:
-        verify(learner)
+        how_checked(verify, learner, graded.task)
 
     def measure() -> None:
         for verify in graded.verify:
-            _measure(verify, learner, visible=False)
+            _measure(verify, learner, visible=False, task=graded.task)
 
     unwritten = runs_remotely(learner) and learner.name in getattr(getattr(learner, "sandbox", None), "unwritten", ())
     if not unwritten:
@@ -844,7 +976,7 @@ def graders_of(graded: TaskGraders) -> tuple[Callable[..., None], ...]:
         count = _visible(graded, learner) + (_visible(then, learner) if same else 0)
         passed(f"{task.name}: all {count} visible cases pass.")
         if graded.visible_then is not None:
-            graded.visible_then(learner)
+            how_checked(graded.visible_then, learner, task)
 
     if other:
         def check(learner: Callable, second: Callable) -> None:
@@ -867,7 +999,7 @@ def graders_of(graded: TaskGraders) -> tuple[Callable[..., None], ...]:
             fixed = "fixed and " if graded.hidden_cases else ""
             passed(f"{task.name}: agrees with the reference on {count} {fixed}generated inputs.")
             if graded.hidden_then is not None:
-                graded.hidden_then(learner)
+                how_checked(graded.hidden_then, learner, task)
 
         check_properties.task, check_properties.reference = task, graded.reference
         check_properties.__name__ = check_properties.__qualname__ = f"check_{task.name}_properties"

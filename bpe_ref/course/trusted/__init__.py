@@ -101,7 +101,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   cells that ran), a budget per notebook (read before each request: what this side does with a reply in between is
   linear in it; a failure's hints, which read it as they like, stop after ``checks.compare.HINT_CPU_SECONDS``,
   a task's observe of it after ``OBSERVE_CPU_SECONDS``, and a case's whole check, a judge's or a comparison with the
-  reference, after ``checks.running.CHECK_CPU_SECONDS``, failing the case: sections 105-110), rlimits on memory, CPU
+  reference, after ``checks.running.CHECK_CPU_SECONDS``, failing the case: sections 105-110; a check of how a function
+  works, outside the cases, after ``checks.running.HOW_CPU_SECONDS``: section 122), rlimits on memory, CPU
   time, file size and fds (1,024 a process, hard), and on
   the memory of all the worker's processes together, read from outside ten times a second: what is resident in them
   (each under ``RLIMIT_AS``, 64 of them held 128 GiB; section 52) and the bytes queued in the unix sockets and pipes

@@ -151,6 +151,9 @@ class GradingRecord:
     # as the keepers of every worker of this notebook counted them.
     refused: dict[str, int] = field(default_factory=dict)
     refused_files: dict[str, int] = field(default_factory=dict)
+    # The limits the learner's code ran under, as the self-grade tells them (grade.isolation_summary): CPU seconds of a
+    # call, of a cell and of the whole notebook, and MiB of memory of each of the worker's processes.
+    limits: dict[str, float] = field(default_factory=dict)
 
     def note(self, report: dict) -> None:
         """Add what one worker did (:meth:`Sandbox.behaviour`) to :attr:`behaviour`."""
@@ -357,7 +360,9 @@ def grade_cells(cells: list[dict], lab: str, *, policy: Policy = Policy(), total
     specs = {cell.grade_id: cell for cell in spec_list}
     order = [cell.grade_id for cell in spec_list]  # the source's order
     policy = lab_policy(graders, policy)
-    record = GradingRecord(lab, notebook or lab, student, seed=seed)
+    record = GradingRecord(lab, notebook or lab, student, seed=seed, limits={
+        "call_seconds": policy.call_timeout, "cell_seconds": policy.cell_timeout, "notebook_seconds": total_seconds,
+        "memory_mb": policy.memory_mb})
     by_id = {}
     for cell in cells:
         if is_test_cell(cell):

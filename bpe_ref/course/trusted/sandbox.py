@@ -40,7 +40,7 @@ from typing import Any
 from .cpu_limit import outside_the_limit
 from .measure_worker import cpu_seconds, held_unlinked_bytes, queued_bytes, tree_cpu_seconds, tree_resident_bytes
 from .stand_ins import stand_in_source
-from .verdicts import CpuLimitReached, GradingStopped, LearnerError
+from .verdicts import CpuLimitReached, GradingStopped, LearnerError, timed_out
 from .worker.keeper import (_PR_SET_CHILD_SUBREAPER, ENDED_CPU_AT, EXIT_RING, IN_FLIGHT_AT, IN_FLIGHT_SLOTS, _proc_table,
                              _status)
 from .worker.wire import capped, decode, encode
@@ -464,6 +464,7 @@ class Sandbox:
         # Functions whose call timed out or killed the worker: not called again in this notebook,
         # so one infinite loop costs one time limit, not one per check that uses the function.
         self.stopped_functions: dict[str, str] = {}
+        self.timed_out_functions: set[str] = set()  # those stopped by their call's time limit (verdicts.timed_out)
         # The how-checks (measured costs) that passed in a visible test, by check and function: the hidden test of the
         # same task takes their verdict rather than measuring again (checks/running.py, _measure).
         self.measured_passes: dict[tuple[str, str, str], str] = {}
@@ -982,7 +983,8 @@ class Sandbox:
         return GradingStopped(f"the process running your code stopped while {what} ({how}{last})")
 
     def _receive(self, request_id: int | None, timeout: float, what: str, limits: tuple[CpuLimit, ...] = (),
-                 late: Callable[[], str] | None = None, until: float = float("inf"), notebook: bool = False) -> dict:
+                 late: Callable[[], GradingStopped] | None = None, until: float = float("inf"),
+                 notebook: bool = False) -> dict:
         """The reply to ``request_id`` within ``timeout`` s of wall-clock time and before ``until`` (``time.monotonic()``;
         past either, ``late()`` says why it was stopped). With ``limits``, checked ten times a second (past one, the
         worker is stopped as on the timeout), ``timeout`` counts only the looks at which none of their processes was
@@ -1011,9 +1013,9 @@ class Sandbox:
             if notebook and limits and now >= deadline and self.deadline is not None and not self._past_deadline():
                 deadline = self.deadline  # moved on by this process's busy time
             if now >= deadline or waited >= timeout:
-                message = late() if late else f"{what} did not finish within {timeout:g} s"
+                stopped = late() if late else GradingStopped(f"{what} did not finish within {timeout:g} s")
                 self.close()
-                raise GradingStopped(message)
+                raise stopped
             try:
                 line = self._replies.get(timeout=max(0.0, min(deadline, next_look if limits else deadline) - now))
             except queue.Empty:
@@ -1058,7 +1060,7 @@ class Sandbox:
             raise GradingStopped(f"{what}: the process running your code is not running")
         keeper = self.process.pid if self._report is not None else None  # the worker's keeper (Linux)
         tree = None if keeper is None else CpuLimit(lambda: tree_cpu_seconds(keeper, self.ended_cpu(), keeper_own=True),
-                                                    timeout, lambda spent: (
+                                                    timeout, lambda spent: timed_out(
             GradingStopped(f"{what} did not finish within {timeout:g} s of CPU time (measured from outside your code): an "
                            "infinite loop, or a much slower algorithm than needed?")))
         waiting = timeout * max(1.0, self.policy.wall_factor) if tree is not None else timeout
@@ -1075,15 +1077,18 @@ class Sandbox:
         limits = tuple(limit for limit in (measured, tree, notebook) if limit is not None)
         started = time.monotonic()
 
-        def late() -> str:
+        def late() -> GradingStopped:
             used = f"{tree.look()[0]:.1f} s of CPU time" if tree is not None else ""
             if self.deadline is not None and time.monotonic() >= self.deadline:
-                return (f"{what}: stopped when the wall-clock time for grading this notebook ran out (its backstop, "
-                        f"{self.deadline_seconds():g} s), after {time.monotonic() - started:.0f} s{used and ', '}{used}")
+                return GradingStopped(
+                    f"{what}: stopped when the wall-clock time for grading this notebook ran out (its backstop, "
+                    f"{self.deadline_seconds():g} s), after {time.monotonic() - started:.0f} s{used and ', '}{used}")
             if not used:
-                return f"{what} did not finish within {waiting:g} s (an infinite loop, or a much slower algorithm than needed?)"
-            return (f"{what} waited {waiting:g} s without running (its backstop) and used only {used} (its limit: "
-                    f"{timeout:g} s): waiting on something (a sleep, a lock, a pipe or a process that never answers)?")
+                return timed_out(GradingStopped(f"{what} did not finish within {waiting:g} s (an infinite loop, or a "
+                                                "much slower algorithm than needed?)"))
+            return timed_out(GradingStopped(
+                f"{what} waited {waiting:g} s without running (its backstop) and used only {used} (its limit: "
+                f"{timeout:g} s): waiting on something (a sleep, a lock, a pipe or a process that never answers)?"))
 
         # An id the worker cannot guess: a line the learner's code writes on the reply pipe (found by trying its fds)
         # with the next id of a count was taken for the reply, arguments "as they came" and all (redteam section 21).
@@ -1145,7 +1150,8 @@ class Sandbox:
         (a grader's ``Task.driver``); ``cpu_limit``: see :meth:`request`. A function stopped by its timeout is not
         called again in this notebook; one stopped past a CPU limit is (only that measured call was too slow)."""
         if name in self.stopped_functions:
-            raise GradingStopped(f"not called: {self.stopped_functions[name]}, earlier in this notebook")
+            stopped = GradingStopped(f"not called: {self.stopped_functions[name]}, earlier in this notebook")
+            raise timed_out(stopped) if name in self.timed_out_functions else stopped
         if not self.alive:  # stopped by an earlier call, of a grader's that goes on: not recorded against this function
             raise GradingStopped(f"{name}(...): the process running your code is not running")
         message = {"op": "call", "name": name, "args": [encode(arg) for arg in args], "return_args": return_args, "spy": list(spy)}
@@ -1162,6 +1168,8 @@ class Sandbox:
             raise
         except GradingStopped as stopped:
             self.stopped_functions[name] = str(stopped)
+            if getattr(stopped, "timed_out", False):
+                self.timed_out_functions.add(name)
             raise
 
 

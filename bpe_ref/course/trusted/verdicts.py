@@ -57,6 +57,15 @@ class GradingStopped(BaseException):
     (hypothesis's included) swallows it or retries a call that already took its whole time."""
 
 
+def timed_out(stopped: GradingStopped) -> GradingStopped:
+    """``stopped``, marked as a call of the learner's stopped by its own time limit (its CPU time, or its backstop's
+    wait), not by the notebook's: a loop that never ends, most often, which the task's hint for a call that never
+    returns in a kernel explains (:func:`bpe_ref.course.checks.running.call_task`). An attribute, not a class: the
+    graders may be another copy of the package than the sandbox that raised it."""
+    stopped.timed_out = True
+    return stopped
+
+
 class CpuLimitReached(GradingStopped):
     """A measured call was stopped once its process had spent more CPU time than could still pass
     (:meth:`~.sandbox.Sandbox.request`'s ``cpu_limit``): ``seconds``, what it had spent by then."""
