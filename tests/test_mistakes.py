@@ -6211,7 +6211,7 @@ LAB02_WALK50A = {
         "set to its change, not added to"),
     "train-merges-as-joined-tokens": ("task3_train_solution", ((
         "        merges.append(pair)\n", "        merges.append(pair[0] + pair[1])  # the new token\n"),),
-        "did not learn the reference's merges"),
+        "got [b'"),  # the measured check's other merges run the fixed cases first since walk54a
     "train-word-merged-before-the-update": ("task3_train_solution", ((
         "                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n",
         "                words[i] = merge_word(word, pair)\n"
@@ -7677,3 +7677,18 @@ def test_lab02_walk54a_the_same_call_again_with_the_same_wrong_answer_is_no_answ
     found = failure(lambda learner: graders.check_cases(graders.PAIR_COUNT_CHANGES.task, learner, graders.pair_count_changes,
                                                         cases), carried)
     assert CARRIED in found, found
+
+
+def test_lab02_walk54a_a_keyerror_on_a_word_is_told_so_in_the_worker_too():
+    """The grading worker's error comes back as text (LearnerError): the word a KeyError names is read back from it, so
+    train keeping its frequencies by word is told so when graded, not only in the kernel (the first self-grade of the round
+    still said "a KeyError on a dict of counts")."""
+    setup = "\n".join(source_of("02_incremental", cell) for cell in (
+        "setup", "task1_pair_count_changes_solution", "task2_merge_and_update_solution"))
+    cell, changes, message = WALK54A_ROUND["02_incremental", "train-frequency-looked-up-by-the-current-word"]
+    train = source_of("02_incremental", cell)
+    for old, new in changes:
+        assert old in train
+        train = train.replace(old, new, 1)
+    found = remote("02_incremental", setup + "\n" + train, "train", "check_train")
+    assert found is not None and "KeyError" in found and message in found, found

@@ -7,7 +7,9 @@ Words are tuples of ``bytes`` tokens, as in lab 01.
 
 from __future__ import annotations
 
+import ast
 import random
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import lru_cache
@@ -393,11 +395,31 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
     return None
 
 
+BYTES_LITERAL = re.compile(r"b'(?:[^'\\]|\\.)*'" + r'|b"(?:[^"\\]|\\.)*"')
+
+
+def tokens_key(error: BaseException) -> tuple | None:
+    """The tuple of bytes a KeyError names: its key in a kernel, or read back from its text when graded (the worker's
+    error comes back as text, :class:`~.core.LearnerError`), only where the text is that tuple's repr."""
+    if error_name(error) != "KeyError" or not error.args:
+        return None
+    if isinstance(error.args[0], tuple):
+        return error.args[0]
+    text = str(error)
+    if len(text) > 10_000 or not text.startswith("("):
+        return None
+    try:
+        key = tuple(ast.literal_eval(part) for part in BYTES_LITERAL.findall(text))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return key if repr(key) == text else None
+
+
 def word_key_error_hint(args: tuple, error: BaseException) -> str | None:
     """A KeyError on a word (its tokens join into a pretoken, one of them made by a merge), not a pair: a dict keyed by
     the words, read with a word a merge has rewritten (walk54a: the frequencies kept by word; the general hint spoke of
     counts). A word of two tokens reads as a pair too: said so."""
-    key = error.args[0] if error_name(error) == "KeyError" and error.args else None
+    key = tokens_key(error)
     pretokens = args[0] if args and isinstance(args[0], Mapping) else {}
     if not (isinstance(key, tuple) and key and all(type(token) is bytes for token in key) and b"".join(key) in pretokens
             and any(len(token) > 1 for token in key)):

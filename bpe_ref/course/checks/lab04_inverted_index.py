@@ -387,10 +387,11 @@ def v4_key_error(pretoken_counts: Mapping[bytes, int], num_merges: int, way: str
     """The pair on which V4's loop raises KeyError when it files or visits words ``way``, or ``None`` if it raises none:
     "setdefault", each rewritten word filed with ``index.setdefault(new_pair, {i})`` (only the first word to gain a pair
     is filed under it); "break", the visits of a merge stopped at its first stale id; "discard", a rewritten word's id
-    discarded from the sets of all its old windows, then filed under the pairs with the new token alone (a pair it still
-    holds loses it); "merge_word", the words rewritten by merge_word, the counts left as they were; "old", the pairs
-    gained looked for in the word before the merge. A word left out keeps a merged pair, which comes back as the best
-    pair, and ``index.pop`` finds no entry left, or a gained pair has none (walk54a: all but the first)."""
+    discarded from the sets of all its old windows, then filed under the pairs with the new token alone (a pair it
+    still holds loses it); "merge_word", the words rewritten by merge_word, the counts left as they were; "old", the
+    pairs gained looked for in the word before the merge (or never filed: the same KeyError). A word left out keeps a
+    merged pair, which comes back as the best pair, and ``index.pop`` finds no entry left, or a gained pair has none
+    (walk54a: all but the first)."""
     words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]
     frequencies = list(pretoken_counts.values())
     pair_counts = count_pairs(dict(zip(words, frequencies)))
@@ -436,9 +437,9 @@ V4_KEY_ERROR_WAYS = {
     "merge_word": CAME_BACK + "its count never went down, so no count was updated when it was merged: merge_word rewrites "
                   "a word and leaves pair_counts as it was; words[i] = merge_and_update(word, pair, frequencies[i], "
                   "pair_counts) does both",
-    "old": "no word was ever filed under it, though the merges made it: the pairs a rewritten word gains were looked for "
-           "in the word before the merge, which holds no new token; file those of the merged word, pairs_with(words[i], "
-           "token)",
+    "old": "no word was ever filed under it, though the merges made it: after merge_and_update rewrites a word, "
+           "file its id under each pair that pairs_with finds in the merged word (index[new_pair].add(i) for each "
+           "new_pair of pairs_with(words[i], token)); the word before the merge holds no new token",
 }
 
 
@@ -453,9 +454,8 @@ def index_key_error_hint(args: tuple, error: BaseException) -> str | None:
     if error_name(error) != "KeyError":
         return None
     pretokens = args[0] if args and isinstance(args[0], Mapping) else {}
-    key = error.args[0] if error.args else None
     word = word_key_error_hint(args, error)
-    if word is not None and len(key) != 2:
+    if word is not None and not word.startswith("a KeyError on (b"):  # a word of more tokens than two
         return word
     small = len(args) == 2 and type(args[1]) is int and sum(map(len, pretokens)) * args[1] <= V4_KEY_ERROR_WORK
     for way, why in V4_KEY_ERROR_WAYS.items() if small else ():
