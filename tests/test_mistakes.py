@@ -7692,3 +7692,24 @@ def test_lab02_walk54a_a_keyerror_on_a_word_is_told_so_in_the_worker_too():
         train = train.replace(old, new, 1)
     found = remote("02_incremental", setup + "\n" + train, "train", "check_train")
     assert found is not None and "KeyError" in found and message in found, found
+
+
+@WORKER_TWIN
+@pytest.mark.parametrize("lab, mistake", MEASURED_WALK54A, ids=[f"{lab[:2]}-{name}" for lab, name in MEASURED_WALK54A])
+def test_labs02_04_walk54a_a_wrong_method_loses_its_task_by_a_measure_in_the_worker_too(lab, mistake, at_the_first_verdict):
+    """The same wrong methods graded in a grading worker: the measure is the trusted side's (CPU time read from outside the
+    worker), not a count the worker reports."""
+    cell, changes, message = {**LAB02_WALK54A_MEASURED, **LAB04_WALK54A_MEASURED}[mistake]
+    cells = {"02_incremental": ("setup", "task1_pair_count_changes_solution"),
+             "04_inverted_index": ("setup", "task1_index_words_solution", "task2_pairs_with_solution")}[lab]
+    source = source_of(lab, cell)
+    for old, new in changes:
+        assert old in source
+        source = source.replace(old, new, 1)
+    if lab == "02_incremental":  # train calls merge_and_update: its cell defines it
+        cells = (*cells, "task2_merge_and_update_solution") if cell != "task2_merge_and_update_solution" else cells
+    name = cell.split("_", 1)[1].removesuffix("_solution")
+    code = "\n".join(source_of(lab, each) for each in cells) + "\n" + source
+    with at_the_first_verdict():
+        found = remote(lab, code, name, f"check_{name}_properties")
+    assert found is not None and "CPU time" in found and message in found, found
