@@ -7555,7 +7555,8 @@ LAB04_WALK54A = {
         "                for old_pair in zip(word, word[1:]):\n                    index[old_pair].discard(i)  # gone from the word\n"
         "                for new_pair in pairs_with(words[i], token):\n"),), "V4's index is append-only", "V4's index is append-only"),
     "train-pairs-with-of-the-old-word": ("task3_train_solution", ((
-        "pairs_with(words[i], token)", "pairs_with(word, token)"),), "in the word before the merge", "in the word before the merge"),
+        "pairs_with(words[i], token)", "pairs_with(word, token)"),), "the word before the merge holds no new token",
+        "the word before the merge holds no new token"),
     "train-frequency-looked-up-by-the-current-word": ("task3_train_solution", (
         ("    merges = []\n", "    frequency_of = dict(zip(words, frequencies))\n    merges = []\n"),
         ("merge_and_update(word, pair, frequencies[i], pair_counts)",
