@@ -7477,7 +7477,8 @@ def test_lab06_walk53_merge_words_result_dropped_stops_with_a_hint_that_names_it
 # or keeping the frequencies in a dict by word (a KeyError on a word, told about counts). Lab 04: an index that files only
 # the first word of a pair (told words.index), ids that are the windows' positions; pairs_with around the token's first
 # occurrence; train that discards a rewritten word's id from all its old windows (a KeyError on the measured corpus whose
-# hint, a replay of V4 on 81,922 words, passed the hints' CPU limit: none at all), files the old word's pairs, keeps the
+# hint, a replay of V4 on 81,922 words, passed the hints' CPU limit: none at all; a visible case, cbcc, now fails it with a
+# replay of its own, and explains the measured failure too), files the old word's pairs, keeps the
 # frequencies by word, rewrites with merge_word, or stops a merge's visits at its first stale id (kept its hidden points:
 # the hidden case asked for 3 merges, now 4). Kept their points, and are no mistakes: a lab 02 filter that merges every
 # word to see whether it changes (merge_word tests the left token in C first: as cheap as page 02's toy filter, 7 times
