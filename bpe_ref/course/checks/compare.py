@@ -345,7 +345,9 @@ def carried(before: Any, expected: Any, got: Any) -> bool:
     counts or of sets kept from call to call (a mutable default argument). The same wrong answer again is no sign of
     it where this call's answer is not empty: a visible test run twice in a kernel gives its first call the second
     call's ``before``, and a dict of sets that is too big (every key sharing one set) would take its own hint's place.
-    Where the answer is empty, the call before's answer again is the sign."""
+    Where the answer is empty, the call before's answer again is the sign, unless the call before was this one
+    (running.verdict passes no ``before`` then: hypothesis calls the smallest failing input again for its message, and a
+    mistake that answers it alike every time is no answer kept, walk54a)."""
     if not before or type(before) is not type(got) or (got == before and expected):
         return False
     if isinstance(got, (list, tuple)) and isinstance(expected, (list, tuple)):

@@ -7,8 +7,10 @@ Words are tuples of ``bytes`` tokens, as in lab 01.
 
 from __future__ import annotations
 
+import ast
 import random
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from functools import lru_cache
 
@@ -98,7 +100,7 @@ def per_occurrence_hint(args: tuple, expected: object, got: object) -> str | Non
             return ("these are the changes around each occurrence of the pair on its own, which count the windows "
                     "between two touching occurrences twice (theory, section 4); reason per word instead: what "
                     "are all the pairs of the word before the merge, and all the pairs after?")
-    hint = merged_word_hint(word, pair, frequency, expected, got)
+    hint = merged_word_hint(word, pair, frequency, expected, got) or weight_hint(word, pair, frequency, expected, got)
     if isinstance(got, dict) and isinstance(expected, dict) and got != expected:
         turned: dict = {}
         for key, change in expected.items():
@@ -138,13 +140,26 @@ def merged_one_step(word: Word, pair: Pair) -> Word:
     return tuple(word[i] + word[i + 1] if word[i:i + 2] == pair else word[i] for i in range(len(word)))
 
 
+def merged_on_joined_bytes(word: Word, pair: Pair) -> Word:
+    """``word`` merged on its tokens joined by spaces, ``A B`` replaced by ``AB``: a match that crosses a token's end
+    (``ab c`` holds ``b c``), not merge_word's (walk54a)."""
+    joined = b" ".join(word).replace(pair[0] + b" " + pair[1], pair[0] + pair[1])
+    return tuple(joined.split(b" "))
+
+
 def merged_word_hint(word: Word, pair: Pair, frequency: int, expected: object, got: object) -> str | None:
     """The changes of the right windows before the merge and the wrong ones after: a merge of the learner's own that
     merges from the right, or keeps the pair's right token; or the gains kept to the windows with the new token
-    (walk50a)."""
+    (walk50a); or a merge made on the word's bytes joined, which crosses the tokens' ends (walk54a)."""
     if not isinstance(got, dict) or got == expected:
         return None
     merge_word_hint = "merge_word from the setup cell merges as training does"
+    if all(type(token) is bytes and b" " not in token for token in (*word, *pair)) and got == changes_between(
+            word, merged_on_joined_bytes(word, pair), frequency):
+        return (f"these are the changes to {merged_on_joined_bytes(word, pair)!r}: a merge made on the word's bytes joined "
+                f"(b' '.join(word).replace(...)) also finds the pair across a token's end ({pair[0]!r} + b' ' + {pair[1]!r} "
+                "matches the end of a longer token), where a pair is two whole tokens side by side; merge the tuple of "
+                f"tokens (merge_word gives {merge_word(word, pair)!r})")
     if got == changes_between(word, merged_from_the_right(word, pair), frequency):
         return (f"these are the changes of a merge made from the right end: {word!r} became "
                 f"{merged_from_the_right(word, pair)!r}, where merge_word goes left to right and gives {merge_word(word, pair)!r} "
@@ -159,6 +174,36 @@ def merged_word_hint(word: Word, pair: Pair, frequency: int, expected: object, g
                 "windows away from the pair are windows of the merged word too, so add every window of the merged word "
                 "(a window that is in both cancels out, a change of 0, left out)")
     return None
+
+
+def weight_hint(word: Word, pair: Pair, frequency: int, expected: object, got: object) -> str | None:
+    """Changes weighted by the occurrences of the pair too, the merged pair's change set to the frequency alone, or the
+    windows' changes written over one another (a dict built by comprehensions, or dict.update): walk54a."""
+    if not (isinstance(got, dict) and isinstance(expected, dict)) or got == expected:
+        return None
+    merged = merge_word(word, pair)
+    occurrences = len(word) - len(merged)
+    if occurrences > 1 and got == {p: change * occurrences for p, change in expected.items()}:
+        return (f"each change is {occurrences} times the right one, the pair's occurrences in the word: the per-word rule "
+                "counts each window once, so the frequency alone weighs it; multiplying by the occurrences counts "
+                "the windows of every occurrence again")
+    set_to_frequency = got.get(pair) == -frequency and expected.get(pair) != -frequency and (
+        {p: c for p, c in got.items() if p != pair} == {p: c for p, c in expected.items() if p != pair})
+    merged_pair = ("the merged pair's change is -frequency for each of its windows in the word" +
+                   (f" ({expected[pair]} here)" if pair in expected else "") + ", and none where the word does not hold "
+                   "it: page 02's table shows one occurrence; let the word's windows decide it as they decide every "
+                   "other pair's")
+    written: dict = {}
+    for old in zip(word, word[1:]):
+        written[old] = -frequency
+    for new in zip(merged, merged[1:]):
+        written[new] = frequency
+    if got == {p: c for p, c in written.items() if c}:
+        return ("each pair's change is the last one written, not the sum: a dict built by a comprehension, or by "
+                "dict.update, keeps one value per key, so a window that occurs twice, or in the word and in the merged "
+                "word both, is not added up; add each window's change to what its pair has (changes[p] = "
+                "changes.get(p, 0) + ...)" + (f"; or {merged_pair}" if set_to_frequency else ""))
+    return merged_pair if set_to_frequency else None
 
 
 PAIR_COUNT_CHANGES = TaskGraders(
@@ -198,11 +243,22 @@ def counts_replaced_hint(args: tuple, expected: object, got: object) -> str | No
     if isinstance(returned, tuple) and len(returned) == 2 and isinstance(returned[1], dict):
         return ("you returned a pair (word, pair_counts): return the merged word alone; pair_counts is updated in place, "
                 "and the caller holds it already")
+    word, pair, frequency, before = args
+    if (returned is None and isinstance(got, dict) and isinstance(word, tuple) and isinstance(expected, dict)
+            and expected.get("returned word") == word):
+        return ("None returned for a word that does not hold the pair: give the word back as it is (return word, or "
+                "merge_word's result, which is the word itself), since train stores what merge_and_update returns")
     counts = got.get("pair_counts after the call") if isinstance(got, dict) else None
     right = expected.get("pair_counts after the call") if isinstance(expected, dict) else None
     if not (isinstance(counts, dict) and isinstance(right, dict)) or counts == right:
         return None
-    word, pair, frequency, before = args
+    weight = before.get(pair, 0) if isinstance(before, dict) else 0
+    if weight != frequency and isinstance(before, dict) and counts == {
+            p: c for p, c in {**before, **{p: before.get(p, 0) + change for p, change
+                                           in pair_count_changes(word, pair, weight).items()}}.items() if c}:
+        return (f"the changes were weighed by the merged pair's count in the corpus ({weight}), not by the word's frequency "
+                f"({frequency}): a word changes each count by its own frequency, pair_count_changes(word, pair, frequency); "
+                "the pair's other words change it when train calls merge_and_update on them")
     if ({p: c for p, c in counts.items() if p != pair} == {p: c for p, c in right.items() if p != pair}
             and counts.get(pair, 0) == right.get(pair, 0) - frequency):
         return (f"the merged pair's count is {frequency} (the frequency) below the right one: the changes of task 1 take "
@@ -255,8 +311,9 @@ def verify_update_cost(learner: Callable) -> None:
     finishes_within(replace(MERGE_AND_UPDATE.task, driver=repeated_updates), learner, (SPENT_PAIRS, SPENT_CALLS, salt),
                     SPENT_SECONDS, f"merge_and_update(word, pair, 1, <pair_counts of {SPENT_PAIRS:,} pairs>), {SPENT_CALLS} calls",
                     "each call may change only the pairs of its word: update (and delete at 0) those, from the changes; a "
-                    "loop over the whole of pair_counts on each call (to find the counts of 0) costs a pass over every pair "
-                    "of the corpus per word merged")
+                    "loop over the whole of pair_counts on each call (to find the counts of 0), or a new dict of every pair "
+                    "built on each call (pair_counts.clear(), then update), costs a pass over every pair of the corpus per "
+                    "word merged")
 
 
 MERGE_AND_UPDATE = TaskGraders(
@@ -316,6 +373,10 @@ def stale_word_hint(args: tuple, expected: object, got: object) -> str | None:
         return None
     k, j, m = found
     word = list(args[0])[j]
+    if m == 0 and j == len(args[0]) - 1 == 0:  # one word: a loop that stops short, or a test that lets it pass by
+        return (f"the word, {word!r}, is never updated: with its pairs as they were, {got[k]!r} is the best pair at merge "
+                f"{k + 1}. Does your loop reach every word, the last one too (for i, word in enumerate(words)), and does "
+                "your test let through every word that holds the pair (pair[0] in word and pair[1] in word)?")
     if m == 0 and j == len(args[0]) - 1:
         return (f"the last word, {word!r}, is never updated: with its pairs as they were, {got[k]!r} is the best pair at "
                 f"merge {k + 1}. Loop over every word, the last one too (for i, word in enumerate(words))")
@@ -334,9 +395,46 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
     return None
 
 
+BYTES_LITERAL = re.compile(r"b'(?:[^'\\]|\\.)*'" + r'|b"(?:[^"\\]|\\.)*"')
+
+
+def tokens_key(error: BaseException) -> tuple | None:
+    """The tuple of bytes a KeyError names: its key in a kernel, or read back from its text when graded (the worker's
+    error comes back as text, :class:`~.core.LearnerError`), only where the text is that tuple's repr."""
+    if error_name(error) != "KeyError" or not error.args:
+        return None
+    if isinstance(error.args[0], tuple):
+        return error.args[0]
+    text = str(error)
+    if len(text) > 10_000 or not text.startswith("("):
+        return None
+    try:
+        key = tuple(ast.literal_eval(part) for part in BYTES_LITERAL.findall(text))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return key if repr(key) == text else None
+
+
+def word_key_error_hint(args: tuple, error: BaseException) -> str | None:
+    """A KeyError on a word (its tokens join into a pretoken, one of them made by a merge), not a pair: a dict keyed by
+    the words, read with a word a merge has rewritten (walk54a: the frequencies kept by word; the general hint spoke of
+    counts). A word of two tokens reads as a pair too: said so."""
+    key = tokens_key(error)
+    pretokens = args[0] if args and isinstance(args[0], Mapping) else {}
+    if not (isinstance(key, tuple) and key and all(type(token) is bytes for token in key) and b"".join(key) in pretokens
+            and any(len(token) > 1 for token in key)):
+        return None
+    return ((f"a KeyError on {key!r}: if it is a word (its tokens join into a pretoken), " if len(key) == 2 else
+             f"a KeyError on a word, {key!r}: ") +
+            "a dict keyed by the words (their frequencies, say) finds a word no more once a merge has rewritten it, as "
+            "the new word is another key; keep the frequencies in a list by the word's position, frequencies[i], which a "
+            "rewrite does not move")
+
+
 TRAIN_INCREMENTAL_TASK = Task(
     "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
     provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(pair_count_changes, merge_and_update),
+    error_hint=word_key_error_hint,
 )
 
 
@@ -459,6 +557,8 @@ def measured_corpus(index: int) -> tuple[dict[bytes, int], Callable[[int], list]
 INCREMENTAL_COST = measured.MeasuredMerges(
     task=replace(TRAIN_INCREMENTAL_TASK, stand_ins=(pair_count_changes, full_update.merge_and_update)),
     reference=reference_train, corpus=measured_corpus, merges=COST_MERGES, limit=COST_LIMIT, timeout=None,
+    # Other merges on the measured corpus: the fixed cases' hints tell why (a word left as it was: walk54a).
+    cases=lambda: TRAIN_INCREMENTAL_CASES, cases_of=(TRAIN_INCREMENTAL_TASK, reference_train),
     shape=f"<{RARE_WORDS + SIDE * SIDE:,} words, each merge changes one>", factor=COST_FACTOR,
     too_slow="count the pairs once, before the loop; then, on each merge, update the counts of the words that hold the "
              "pair (merge_and_update), and skip the others with a cheap test of both tokens (pair[0] in word and "

@@ -406,8 +406,18 @@ def _first_line_of(error: BaseException) -> str:
 
 _UNKNOWN: Any = object()  # an answer of the reference not computed yet
 # Each task's last answer compared, and whose (the grading worker of a notebook; None in a kernel): one kept from call to
-# call has a hint (compare.carried). A class is graded in one process: another notebook's answer is no call before.
-_ANSWERED: dict[str, tuple[Any, Any]] = {}
+# call has a hint (compare.carried). A class is graded in one process: another notebook's answer is no call before. The
+# call's arguments too: the same call again giving the same wrong answer is no answer kept (hypothesis calls the smallest
+# failing input once more for its message, and a pair's change given where none is due was told CARRIED: walk54a).
+_ANSWERED: dict[str, tuple[Any, Any, Any]] = {}
+
+
+def _same_call_again(kept: tuple, args: tuple, got: Any) -> bool:
+    """Whether ``args`` are the kept call's (the trusted side's own inputs) and ``got`` its answer again."""
+    try:
+        return bool(kept[2] == args and same(kept[1], got))
+    except Exception:  # noqa: BLE001  (arguments that do not compare: another call)
+        return False
 
 
 def verdict(task: Task, learner: Callable, reference: Callable, case: Case, expected: Any = _UNKNOWN) -> str | None:
@@ -483,8 +493,8 @@ def _compared(task: Task, learner: Callable, call: str, args: tuple, expected: A
     except WrongType as wrong:
         what = f" ({task.what})" if task.what else ""
         return f"{call} returned the wrong type: {wrong}\n  expected: {short_repr(expected, 300)}{what}"
-    kept, _ANSWERED[task.name] = _ANSWERED.get(task.name), (owner, got)
-    before = kept[1] if kept is not None and kept[0] is owner else None
+    kept, _ANSWERED[task.name] = _ANSWERED.get(task.name), (owner, got, args)
+    before = kept[1] if kept is not None and kept[0] is owner and not _same_call_again(kept, args, got) else None
     if same(expected, got):
         return None
     where = difference(expected, got, item=task.item, first=task.first)
