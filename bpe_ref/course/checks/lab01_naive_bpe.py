@@ -348,13 +348,11 @@ def tie_broken_otherwise(pair_counts: dict, expected: tuple, got: tuple) -> str:
         ways.append("the smallest of them: the greatest pair wins a tie, max(...) or sorted(..., reverse=True)[0]")
     if max(tied, key=lambda pair: pair[::-1]) == got:
         ways.append("the greatest as (right, left), the right token first: the left token decides, the right one only after")
-    if ways:
-        return "; yours is " + "; or yours is ".join(ways)
-    if max(tied, key=lambda pair: tuple(token.decode("utf-8", "surrogateescape") for token in pair)) == got:
-        return ("; yours is the greatest as text, the tokens decoded: a byte that is no character alone (b'\\xc3') decodes "
-                "to a surrogate, above every character, where as bytes it comes before b'\\xc3\\xa9'; keep the tokens as "
-                "bytes")
-    return ""
+    elif max(tied, key=lambda pair: tuple(token.decode("utf-8", "surrogateescape") for token in pair)) == got:
+        ways.append("the greatest as text, the tokens decoded: a byte that is no character alone (b'\\xc3') decodes "
+                    "to a surrogate, above every character, where as bytes it comes before b'\\xc3\\xa9'; keep the tokens "
+                    "as bytes")
+    return "; yours is " + "; or yours is ".join(ways) if ways else ""
 
 
 def verify_ties_on_the_right_token(learner: Callable) -> None:
@@ -510,6 +508,9 @@ def high_byte_hint(word: tuple, pair: tuple, got: object) -> str | None:
 def merge_hint(args: tuple, expected: object, got: object) -> str | None:
     """The bracket hint, then Python's pitfalls: tokens compared with `is`, a for loop's i += 2."""
     word, pair = args
+    if isinstance(word, tuple) and isinstance(pair, tuple) and got != expected and got == bytes_advanced_merge(word, pair):
+        return ("after a merge, step past the two tokens merged, i += 2: i counts tokens, not bytes (the merged token "
+                "holds len(word[i] + word[i + 1]) bytes, and stepping that far skips the tokens after it)")
     if bracket_hint(args, expected, got) or not isinstance(word, tuple) or got == expected:
         return bracket_hint(args, expected, got)
     if len(word) > LONG_WORD_TOKENS // 2:
@@ -528,9 +529,6 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("no merge, though the pair is in the word: tokens are compared with == (`is` asks whether two equal "
                 "tokens are the same object, and a merged token is a new one in each word); and if you compare a slice "
                 "of the word with pair: A list is never equal to a tuple ([a, b] == (a, b) is False)")
-    if got == bytes_advanced_merge(word, pair):
-        return ("after a merge, step past the two tokens merged, i += 2: i counts tokens, not bytes (the merged token "
-                "holds len(word[i] + word[i + 1]) bytes, and stepping that far skips the tokens after it)")
     if got == tuple(for_loop_merge(word, pair)):
         return ("`i += 2` in a `for i in range(...)` loop changes nothing: the next round takes the next i from range, "
                 "so the right token of a merged pair is kept too. Walk the word with a while loop")

@@ -299,11 +299,6 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(total, dict) and isinstance(left, dict) and isinstance(right, dict) and any(
             key not in left and key not in right for key in total):
         return f"your sum holds keys neither argument has: {CARRIED}"
-    if (isinstance(total, dict) and isinstance(left, dict) and isinstance(right, dict) and total != expected.get("returned")
-            and total in ({**left, **right}, {**right, **left})):
-        return ("a pretoken both dicts hold has one dict's count, not their sum: left | right, dict.update and "
-                "{**left, **right} keep one value per key (the last one's); add the counts, "
-                "total[pretoken] = total.get(pretoken, 0) + count")
     if total == {key: left[key] + right[key] for key in left.keys() & right.keys()} != expected.get("returned"):
         return ("only the pretokens both dicts hold: left.keys() & right.keys() is the keys' intersection, and a pretoken "
                 "of one range only is counted too; the sum holds every key of either (copy one, add the other's counts)")
@@ -311,6 +306,11 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
            for counts, other in ((left, right), (right, left))):
         return ("each pretoken of one dict adds 1 to the sum, not its count: add the count itself "
                 "(total.get(pretoken, 0) + count), a count dict's values are how often each pretoken occurs")
+    if (isinstance(total, dict) and isinstance(left, dict) and isinstance(right, dict) and total != expected.get("returned")
+            and total in ({**left, **right}, {**right, **left})):
+        return ("a pretoken both dicts hold has one dict's count, not their sum: left | right, dict.update and "
+                "{**left, **right} keep one value per key (the last one's); add the counts, "
+                "total[pretoken] = total.get(pretoken, 0) + count")
     larger = left if len(left) >= len(right) else right
     if total == {key: 2 * count for key, count in larger.items()} and total != expected.get("returned"):
         return ("the larger dict's counts are doubled and the smaller's are missing: after swapping so that left is the "
