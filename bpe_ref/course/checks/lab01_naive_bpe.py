@@ -419,9 +419,9 @@ def merge_error_hint(args: tuple, error: BaseException) -> str | None:
     if long_word_hint(args, error):
         return long_word_hint(args, error)
     if error_name(error) == "IndexError":
-        return ("an index past the end: a list merged in place gets shorter, while range(len(tokens) - 1) was fixed "
-                "when the loop started; walk the word with while i < len(word) (checking i + 1 < len(word)) and build "
-                "a new list of tokens")
+        return ("an index past the end: read word[i + 1] only where i + 1 < len(word); and a list merged in place gets "
+                "shorter, while range(len(tokens) - 1) was fixed when the loop started: walk the word with "
+                "while i < len(word) and build a new list of tokens")
     return None
 
 
