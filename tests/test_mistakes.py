@@ -7647,3 +7647,27 @@ def test_labs10_01_walk54b_a_mistake_fails_the_visible_test_with_a_hint_that_nam
     else:
         found = failure(getattr(graders, f"check_{name}"), mistaken)
     assert visible in found, found
+
+
+def test_lab10_walk54b_a_self_grade_shows_the_hint_of_a_range_decoded_in_blocks(tmp_path, capsys):
+    """The walk's self-grade (python -m bpe_ref grade) of a notebook whose count_range decodes its range in blocks of 64 KiB:
+    the hidden failure's "expected:" line showed the count dict's one key, 132,002 bytes, whole (528 KB of repr), the
+    verdict was cut at 20,000 characters before its hint, and the table showed none. Now the key is abbreviated and the
+    hint is under the failure's first line."""
+    import json
+
+    from bpe_ref.course.grade import grade_one
+
+    notebook = read_notebook_json(source_notebook("10_distributed"))
+    cell = next(cell for cell in notebook["cells"] if cell["id"] == "task1_count_range_solution")
+    for old, new in LAB10_WALK54B["range-decoded-block-by-block"][1]:
+        assert old in cell["source"], old
+        cell["source"] = cell["source"].replace(old, new, 1)
+    path = tmp_path / "10_distributed.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    assert grade_one(path, "10_distributed", None, None) == 1
+    table = capsys.readouterr().out.splitlines()
+    row = next(i for i, line in enumerate(table) if line.startswith("task1_count_range "))
+    assert "1 / 3" in table[row] and "UnicodeDecodeError" in table[row], table[row]
+    assert "hint: the range starts and ends between characters" in table[row + 1], table
+    assert not any(line.startswith("task") and "FAILED" in line for line in table[row + 1:]), table  # only task 1 lost
