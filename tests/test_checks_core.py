@@ -153,6 +153,14 @@ def test_a_long_buffer_is_told_where_it_first_differs_and_stays_short(core):
     assert len(core.short_repr((buffer, list(range(50_000))), 300)) < 400
 
 
+def test_a_dict_with_a_huge_key_is_told_short(core):
+    """walk54b: lab 10's count_range decoded in blocks raised on 132,002 bytes of one character repeated, and its message's
+    "expected:" line showed the count dict's one key whole (528 KB of repr): the message was cut at 20,000 characters,
+    before its hint, and the self-grade showed no hint. A dict's keys and values are abbreviated as a list's items are."""
+    text = core.short_repr({"語".encode() * 44_000: 1, b" cat": 2}, 300)
+    assert len(text) < 400 and text.endswith("(2 items)}") and "... (2 items)" in text, text[:500]
+
+
 # ---- messages, shrinking, determinism -------------------------------------------------------
 
 

@@ -7715,3 +7715,212 @@ def test_labs02_04_walk54a_a_wrong_method_loses_its_task_by_a_measure_in_the_wor
     with at_the_first_verdict():
         found = remote(lab, code, name, f"check_{name}_properties")
     assert found is not None and "CPU time" in found and message in found, found
+
+
+# ---- labs 10 and 01, walk54b: the labs worked as a new learner (issue 21's walk) ----
+# Each mistake is the course's solution with one change, graded by its task's hidden test (and, where named, the part of it
+# that catches it); the next item is what the visible test says (None: it passes there). Every one lost its hidden points
+# before the round; closed by it, the hints. Lab 10: a range decoded in blocks of 64 KiB (a character across a block's
+# end) raised with no hint, where lab 03's count_chunk had one; counts merged by dict union (left | right) were told
+# nothing; a tree whose odd part met None (zip_longest) was told "combined twice?"; one round of pairs, then a chain, was
+# told nothing; cuts moved past their special token (the range after it starting after the token, or the token kept in the
+# range before) were told of a cut at a fixed size, of an empty range, or of fewer ranges; each file's last range dropped
+# (range(len(boundaries) - 2)) was told, without special tokens, that a file is one range; parts as a generator (always
+# true) raised with no hint on no ranges; a {} part to reduce from was told "count_range ran here", and
+# as_task(count_range(...)) (the result wrapped, not the function) "not one count_range task per range". Lab 01: pairs
+# weighted by enumerate's index were told nothing; the words of two tokens skipped were told "the pairs seen once are left
+# out"; a tie broken by Counter.most_common (the first in the dict's order) or by the smallest of the tied pairs was told
+# that the right token came first; merge_word stepping by the merged token's bytes was told nothing, nor was the
+# IndexError of a list merged in place over a range fixed at the start; train assigning each merge to its loop variable, or
+# keeping the old words beside the merged ones (words.update), was told of the pretokens' bytes merged again.
+LAB10_WALK54B = {
+    "range-decoded-block-by-block": ("task1_count_range_solution", ((
+        "        file.seek(start)\n        data = file.read(end - start)\n"
+        "    return count_pretokens(data.decode(\"utf-8\"), special_tokens)\n",
+        "        file.seek(start)\n        text = \"\"\n        while file.tell() < end:  # 64 KiB at a time: a range can be large\n"
+        "            text += file.read(min(65536, end - file.tell())).decode(\"utf-8\")\n"
+        "    return count_pretokens(text, special_tokens)\n"),),
+        "decode the range's bytes whole", None),
+    "range-start-backed-to-a-character": ("task1_count_range_solution", ((
+        "        file.seek(start)\n",
+        "        file.seek(start)\n"
+        "        while 0 < start < end and file.read(1)[0] & 0xC0 == 0x80:  # inside a character: back to its start\n"
+        "            start -= 1\n            file.seek(start)\n        file.seek(start)\n"),),
+        "to be told, not mended", None),
+    "merge-by-dict-union": ("task2_merge_two_solution", ((
+        "    total = dict(left)\n    for pretoken, count in right.items():\n"
+        "        total[pretoken] = total.get(pretoken, 0) + count\n    return total\n",
+        "    return left | right  # a new dict with the keys of both\n"),),
+        "keep one value per key", "keep one value per key"),
+    "merge-new-keys-by-plus-equals": ("task2_merge_two_solution", ((
+        "total[pretoken] = total.get(pretoken, 0) + count", "total[pretoken] += count"),),
+        "a plain dict has no default", None),
+    "tree-odd-combined-with-none": ("task3_tree_reduce_solution", ((PAIRED,
+        "        from itertools import zip_longest\n"
+        "        paired = [combine(a, b) for a, b in zip_longest(level[::2], level[1::2])]\n"),),
+        "a part was combined with None", "a part was combined with None", tree_shape_hidden),
+    "tree-one-round-then-a-chain": ("task3_tree_reduce_solution", ((
+        "    while len(level) > 1:\n" + PAIRED + "        level = paired\n    return level[0]\n",
+        "    if len(level) > 1:\n" + PAIRED + "        level = paired\n"
+        "    from functools import reduce\n    return reduce(combine, level)  # the rest in order\n"),),
+        "not one round, then a chain", "not one round, then a chain", tree_shape_hidden),
+    "tree-rounds-written-into-the-callers-list": ("task3_tree_reduce_solution", (
+        ("    level = list(parts)\n", "    level = parts\n"), ("        level = paired\n", "        level[:] = paired  # in place\n")),
+        "changed its argument parts", "changed its argument parts", tree_shape_hidden),
+    "plan-even-cuts-ignoring-tokens": ("task4_plan_ranges_solution", ((
+        "            boundaries = find_chunk_boundaries(path, ranges_per_file, split_tokens)\n",
+        "            size = os.path.getsize(path)\n"
+        "            boundaries = [i * size // ranges_per_file for i in range(ranges_per_file)] + [size]\n"),),
+        "which is no special token", "which is no special token"),
+    "plan-ranges-start-past-the-token": ("task4_plan_ranges_solution", ((
+        "        ranges += [(path, start, end) for start, end in zip(boundaries, boundaries[1:]) if end > start]\n",
+        "        # a range starts after the special token it is cut at: the token is no text to count\n"
+        "        ranges += [(path, start + len(split_tokens[0]) if start else start, end)\n"
+        "                   for start, end in zip(boundaries, boundaries[1:]) if end > start]\n"),),
+        "moved past the special token there", "moved past the special token there"),
+    "plan-token-kept-with-the-range-before": ("task4_plan_ranges_solution", ((
+        "        ranges += [(path, start, end) for start, end in zip(boundaries, boundaries[1:]) if end > start]\n",
+        "        # the special token ends its document: it stays in the range before the cut\n"
+        "        size = boundaries[-1]\n"
+        "        boundaries = [0] + [min(size, b + len(split_tokens[0])) for b in boundaries[1:-1]] + [size]\n"
+        "        ranges += [(path, start, end) for start, end in zip(boundaries, boundaries[1:]) if end > start]\n"),),
+        "moved past the special token there", "moved past the special token there"),
+    "plan-pairs-loop-one-short": ("task4_plan_ranges_solution", ((
+        "        ranges += [(path, start, end) for start, end in zip(boundaries, boundaries[1:]) if end > start]\n",
+        "        for i in range(len(boundaries) - 2):\n            if boundaries[i + 1] > boundaries[i]:\n"
+        "                ranges.append((path, boundaries[i], boundaries[i + 1]))\n"),),
+        "each file's last range is missing", "each file's last range is missing"),
+    "count-parts-a-generator": ("task5_count_ranges_solution", ((
+        "    parts = [task(count_range)(path, start, end, special_tokens) for path, start, end in ranges]\n",
+        "    parts = (task(count_range)(path, start, end, special_tokens) for path, start, end in ranges)\n"),),
+        "a generator expression is true", "a generator expression is true"),
+    "count-reduce-from-an-empty-dict": ("task5_count_ranges_solution", ((
+        "    return tree_reduce(parts, task(merge_two)) if parts else {}\n",
+        "    return tree_reduce([{}] + parts, task(merge_two))  # {} when there are no ranges\n"),),
+        "and a part more, counts made here", "and a part more, counts made here", task_graph_hidden),
+    "count-delayed-of-the-result": ("task5_count_ranges_solution", ((
+        "    parts = [task(count_range)(path, start, end, special_tokens) for path, start, end in ranges]\n",
+        "    parts = [task(count_range(path, start, end, special_tokens)) for path, start, end in ranges]\n"),),
+        "as_task was given count_range's result", "as_task was given count_range's result", task_graph_hidden),
+    "count-leaves-reversed": ("task5_count_ranges_solution", ((
+        "tree_reduce(parts, task(merge_two))", "tree_reduce(parts[::-1], task(merge_two))"),),
+        "in the order of ranges", "in the order of ranges", task_graph_hidden),
+}
+LAB01_WALK54B = {
+    "count-frequency-from-enumerate": ("task1_count_pairs_solution", ((
+        "    for word, frequency in word_counts.items():\n", "    for frequency, word in enumerate(word_counts):\n"),),
+        "not its frequency: enumerate(word_counts)", "not its frequency: enumerate(word_counts)"),
+    "count-two-token-words-skipped": ("task1_count_pairs_solution", ((
+        "    for word, frequency in word_counts.items():\n",
+        "    for word, frequency in word_counts.items():\n        if len(word) <= 2:\n"
+        "            continue  # too short to hold a pair\n"),),
+        "the pairs of the words of two tokens are missing", None),
+    "best-most-common": ("task2_best_pair_solution", ((
+        "    return max(pair_counts, key=lambda pair: (pair_counts[pair], pair))\n",
+        "    return Counter(pair_counts).most_common(1)[0][0]\n"),),
+        "the first of them in pair_counts' order", "the first of them in pair_counts' order"),
+    "best-top-pairs-sorted-then-first": ("task2_best_pair_solution", ((
+        "    return max(pair_counts, key=lambda pair: (pair_counts[pair], pair))\n",
+        "    top = max(pair_counts.values())\n"
+        "    return sorted(pair for pair, count in pair_counts.items() if count == top)[0]\n"),),
+        "the smallest of them", "the smallest of them"),
+    "merge-advances-by-the-tokens-bytes": ("task3_merge_word_solution", ((
+        "            i += 2\n", "            i += len(word[i] + word[i + 1])  # past the merged token\n"),),
+        "i counts tokens, not bytes", None),
+    "merge-in-place-over-a-fixed-range": ("task3_merge_word_solution", ((
+        "    merged = []\n    i = 0\n    while i < len(word):\n"
+        "        if i + 1 < len(word) and word[i] == pair[0] and word[i + 1] == pair[1]:\n"
+        "            merged.append(word[i] + word[i + 1])\n            i += 2\n        else:\n"
+        "            merged.append(word[i])\n            i += 1\n    return tuple(merged)\n",
+        "    tokens = list(word)\n    for i in range(len(tokens) - 1):\n"
+        "        if tokens[i] == pair[0] and tokens[i + 1] == pair[1]:\n"
+        "            tokens[i:i + 2] = [tokens[i] + tokens[i + 1]]\n    return tuple(tokens)\n"),),
+        "a list merged in place gets shorter", "a list merged in place gets shorter"),
+    "train-merge-assigned-to-the-loop-variable": ("task4_train_solution", ((
+        "        words = {merge_word(word, pair): count for word, count in words.items()}\n",
+        "        for word in words:\n            word = merge_word(word, pair)\n"),),
+        "changes nothing in words", "changes nothing in words"),
+    "train-merged-words-added-beside-the-old": ("task4_train_solution", ((
+        "        words = {merge_word(word, pair): count for word, count in words.items()}\n",
+        "        words.update({merge_word(word, pair): count for word, count in words.items()})\n"),),
+        "keeps the old words beside the merged ones", "keeps the old words beside the merged ones"),
+    "train-best-before-the-stop": ("task4_train_solution", ((
+        "        if not pair_counts:\n            break\n        pair = best_pair(pair_counts)\n",
+        "        pair = best_pair(pair_counts)\n        if not pair_counts:\n            break\n"),),
+        "stop early instead of picking a best pair", "stop early instead of picking a best pair"),
+    "train-pairs-counted-on-the-pretokens": ("task4_train_solution", ((
+        "        pair_counts = count_pairs(words)\n", "        pair_counts = count_pairs(pretoken_counts)\n"),),
+        "ints where bytes were expected", "ints where bytes were expected"),
+    "train-merges-a-generator": ("task4_train_solution", ((
+        "        merges.append(pair)\n", "        merges.append(pair)\n        yield pair\n"),),
+        "a builtins.generator", "a builtins.generator"),
+}
+WALK54B_VISIBLE = {**{("10_distributed", name): mistake for name, mistake in LAB10_WALK54B.items()},
+                   **{("01_naive_bpe", name): mistake for name, mistake in LAB01_WALK54B.items()}}
+WALK54B_ROUND = {key: (*mistake[:3], *mistake[4:]) for key, mistake in WALK54B_VISIBLE.items()}
+# Lost their points before the round with a hint that pointed the right way (or a message that says it, for a generator):
+# the others fail on main by the message they expect.
+CAUGHT_BEFORE_WALK54B = [("10_distributed", "range-start-backed-to-a-character"),
+                         ("10_distributed", "merge-new-keys-by-plus-equals"),
+                         ("10_distributed", "tree-rounds-written-into-the-callers-list"),
+                         ("10_distributed", "plan-even-cuts-ignoring-tokens"), ("10_distributed", "count-leaves-reversed"),
+                         ("01_naive_bpe", "train-best-before-the-stop"), ("01_naive_bpe", "train-pairs-counted-on-the-pretokens"),
+                         ("01_naive_bpe", "train-merges-a-generator")]
+FIXED_BY_WALK54B = sorted(key for key in WALK54B_ROUND if key not in CAUGHT_BEFORE_WALK54B)
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", FIXED_BY_WALK54B, ids=[f"{lab[:2]}-{name}" for lab, name in FIXED_BY_WALK54B])
+def test_labs10_01_walk54b_a_mistake_the_round_fixed_fails_the_hidden_test_with_its_hint(request, lab, mistake):
+    round_failure(request, WALK54B_ROUND, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", CAUGHT_BEFORE_WALK54B, ids=[f"{lab[:2]}-{name}" for lab, name in CAUGHT_BEFORE_WALK54B])
+def test_labs10_01_walk54b_a_learners_mistake_of_the_round_fails_the_hidden_test(request, lab, mistake):
+    # those that lost their points, with a fitting message, before this round: one per lab by default
+    one_per_lab("walk54b", CAUGHT_BEFORE_WALK54B, lab, mistake)
+    round_failure(request, WALK54B_ROUND, lab, mistake)
+
+
+WALK54B_VISIBLE_FAILS = sorted(key for key, mistake in WALK54B_VISIBLE.items() if mistake[3] is not None)
+
+
+@pytest.mark.parametrize("lab, mistake", WALK54B_VISIBLE_FAILS, ids=[f"{lab[:2]}-{name}" for lab, name in WALK54B_VISIBLE_FAILS])
+def test_labs10_01_walk54b_a_mistake_fails_the_visible_test_with_a_hint_that_names_it(request, lab, mistake):
+    """The visible test (advice) fails too, where it does, and says the same as the hidden one (before the round most were
+    told another mistake's hint or none). Lab 10's tree and count are seen through the notebook's read-only helpers."""
+    graders, solutions = request.getfixturevalue(f"lab{lab[:2]}")
+    cell, changes, _, visible, *_ = WALK54B_VISIBLE[lab, mistake]
+    name = cell.split("_", 1)[1].removesuffix("_solution")
+    mistaken = variant_of(lab, solutions, cell, name, changes)
+    if name == "tree_reduce":
+        found = failure(graders.check_tree_shape, read_only_helper(mistaken, "tree_shape"))
+    elif name == "count_ranges":
+        found = failure(graders.check_count_ranges, mistaken, read_only_helper(mistaken, "task_graph"))
+    else:
+        found = failure(getattr(graders, f"check_{name}"), mistaken)
+    assert visible in found, found
+
+
+def test_lab10_walk54b_a_self_grade_shows_the_hint_of_a_range_decoded_in_blocks(tmp_path, capsys):
+    """The walk's self-grade (python -m bpe_ref grade) of a notebook whose count_range decodes its range in blocks of 64 KiB:
+    the hidden failure's "expected:" line showed the count dict's one key, 132,002 bytes, whole (528 KB of repr), the
+    verdict was cut at 20,000 characters before its hint, and the table showed none. Now the key is abbreviated and the
+    hint is under the failure's first line."""
+    import json
+
+    from bpe_ref.course.grade import grade_one
+
+    notebook = read_notebook_json(source_notebook("10_distributed"))
+    cell = next(cell for cell in notebook["cells"] if cell["id"] == "task1_count_range_solution")
+    for old, new in LAB10_WALK54B["range-decoded-block-by-block"][1]:
+        assert old in cell["source"], old
+        cell["source"] = cell["source"].replace(old, new, 1)
+    path = tmp_path / "10_distributed.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    assert grade_one(path, "10_distributed", None, None) == 1
+    table = capsys.readouterr().out.splitlines()
+    row = next(i for i, line in enumerate(table) if line.startswith("task1_count_range "))
+    assert "1 / 3" in table[row] and "UnicodeDecodeError" in table[row], table[row]
+    assert "hint: the range starts and ends between characters" in table[row + 1], table
+    assert not any(line.startswith("task") and "FAILED" in line for line in table[row + 1:]), table  # only task 1 lost

@@ -121,8 +121,8 @@ def short_repr(value: Any, limit: int = SHORT_REPR_CHARS) -> str:
     if isinstance(value, dict) and value:
         items = list(value.items())
         shown = []
-        for key, val in items:
-            shown.append(f"{key!r}: {val!r}")
+        for key, val in items:  # a key or value longer than the whole abbreviated too (walk54b: a key of 132 KB)
+            shown.append(f"{short_repr(key, max(40, limit - 30))}: {short_repr(val, max(40, limit - 30))}")
             if sum(len(s) + 2 for s in shown) > limit - 30:
                 break
         return "{" + ", ".join(shown) + f", ... ({len(items)} items)}}"

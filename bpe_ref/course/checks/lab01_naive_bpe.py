@@ -27,7 +27,7 @@ from ...train.step01_naive import best_pair, count_pairs, merge_word, train
 from ...train.step05_heap import train as heap_train
 from ..trusted.verdicts import current_seed
 from .core import (Case, CheckFailed, GradingStopped, Lab, Later, Task, TaskGraders, TookTooLong, call_task, check_cases, grader,
-                   passed, stretch)
+                   error_name, passed, stretch)
 from .measured import with_timeout
 
 Word = tuple[bytes, ...]
@@ -153,6 +153,16 @@ train_inputs = st.tuples(
 
 # ---- tasks 1-4: the references are the functions of bpe_ref.train.step01_naive, same signatures ----
 
+def weighted_pairs(word_counts: dict) -> dict:
+    """count_pairs of ``word_counts`` (tuples of tokens to weights, a weight of 0 adding its pairs with 0)."""
+    counts: dict = {}
+    for word, weight in word_counts.items():
+        if type(word) is tuple and type(weight) is int:
+            for window in zip(word, word[1:]):
+                counts[window] = counts.get(window, 0) + weight
+    return counts
+
+
 def overlap_hint(args: tuple, expected: object, got: object) -> str | None:
     """(a, a) counted fewer times than the windows of a run of a's hold it: overlapping windows skipped."""
     if isinstance(expected, dict) and isinstance(got, list) and all(type(item) is tuple and len(item) == 2 for item in got) \
@@ -161,6 +171,13 @@ def overlap_hint(args: tuple, expected: object, got: object) -> str | None:
                 "question, asked of the dict")
     if not (isinstance(expected, dict) and isinstance(got, dict)):
         return None
+    word_counts = args[0] if args and type(args[0]) is dict else {}
+    if got != expected and got == weighted_pairs({word: i for i, word in enumerate(word_counts)}):  # a 0 added too
+        return ("each word added its place in word_counts (0, 1, 2, ...), not its frequency: enumerate(word_counts) gives "
+                "(index, word); loop over word_counts.items(), which gives (word, frequency)")
+    if got != expected and got == weighted_pairs({word: n for word, n in word_counts.items() if len(word) > 2}):
+        return ("the pairs of the words of two tokens are missing: a word of n tokens has n - 1 pairs, so a word of two "
+                "holds one; skip only the words of fewer than two tokens (or none: zip(word, word[1:]) gives them nothing)")
     if got == {pair: count for pair, count in expected.items() if count > 1} != expected:
         return ("the pairs seen once are left out: every pair counts, however rare (the last merges of a small corpus "
                 "take pairs seen once, and train stops only when no pair is left)")
@@ -244,7 +261,8 @@ def repeated_pair_hint(args: tuple, expected: object, got: object) -> str | None
         if first_at.setdefault(repr(pair), again) != again:
             return (f"merge {again + 1} is {pair!r} again, learned already at merge {first_at[repr(pair)] + 1}: make "
                     "each merge on the words the merges before it left (words = {merge_word(word, pair): count ...}), "
-                    "not on the pretokens' bytes again")
+                    "not on the pretokens' bytes again; `for word in words: word = merge_word(word, pair)` changes "
+                    "nothing in words, and words.update(...) keeps the old words beside the merged ones")
     return None
 
 
@@ -322,13 +340,19 @@ def tie_broken_otherwise(pair_counts: dict, expected: tuple, got: tuple) -> str:
     tied = [pair for pair, count in pair_counts.items() if count == pair_counts[expected]]
     if not all(type(pair) is tuple and len(pair) == 2 and all(type(token) is bytes for token in pair) for pair in tied):
         return ""
+    ways = []  # every way of breaking the tie that picks got: one alone is a guess where two fit (walk54b)
+    if tied[0] == got:
+        ways.append("the first of them in pair_counts' order: max with key=pair_counts.get, Counter.most_common and a "
+                    "sort by the count alone keep the first pair they meet; put the pair in the key, (count, pair)")
+    if min(tied) == got:
+        ways.append("the smallest of them: the greatest pair wins a tie, max(...) or sorted(..., reverse=True)[0]")
     if max(tied, key=lambda pair: pair[::-1]) == got:
-        return "; yours is the greatest as (right, left), the right token first: the left token decides, the right one only after"
-    if max(tied, key=lambda pair: tuple(token.decode("utf-8", "surrogateescape") for token in pair)) == got:
-        return ("; yours is the greatest as text, the tokens decoded: a byte that is no character alone (b'\\xc3') decodes "
-                "to a surrogate, above every character, where as bytes it comes before b'\\xc3\\xa9'; keep the tokens as "
-                "bytes")
-    return ""
+        ways.append("the greatest as (right, left), the right token first: the left token decides, the right one only after")
+    elif max(tied, key=lambda pair: tuple(token.decode("utf-8", "surrogateescape") for token in pair)) == got:
+        ways.append("the greatest as text, the tokens decoded: a byte that is no character alone (b'\\xc3') decodes "
+                    "to a surrogate, above every character, where as bytes it comes before b'\\xc3\\xa9'; keep the tokens "
+                    "as bytes")
+    return "; yours is " + "; or yours is ".join(ways) if ways else ""
 
 
 def verify_ties_on_the_right_token(learner: Callable) -> None:
@@ -374,6 +398,32 @@ BEST_PAIR = TaskGraders(
     hidden_cases=[({(b"a", b"b"): 2, (b"a ", b"a"): 2},), ({(b"a\x00", b"a"): 1, (b"a", b"b"): 1},)],
     hidden_then=verify_ties_on_the_right_token,
 )
+
+def bytes_advanced_merge(word: tuple, pair: tuple) -> tuple | None:
+    """merge_word stepping past a merge by the merged token's length in bytes, not by 2 tokens (walk54b)."""
+    if not all(type(token) is bytes for token in (*word, *pair)):
+        return None
+    merged, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (word[i], word[i + 1]) == pair:
+            merged.append(word[i] + word[i + 1])
+            i += len(word[i] + word[i + 1])
+        else:
+            merged.append(word[i])
+            i += 1
+    return tuple(merged)
+
+
+def merge_error_hint(args: tuple, error: BaseException) -> str | None:
+    """A long word's RecursionError; an IndexError of a word merged in place while a range fixed at the start went on."""
+    if long_word_hint(args, error):
+        return long_word_hint(args, error)
+    if error_name(error) == "IndexError":
+        return ("an index past the end: read word[i + 1] only where i + 1 < len(word); and a list merged in place gets "
+                "shorter, while range(len(tokens) - 1) was fixed when the loop started: walk the word with "
+                "while i < len(word) and build a new list of tokens")
+    return None
+
 
 def for_loop_merge(word: Word, pair: Pair) -> list[bytes]:
     """merge_word written with a for loop whose ``i += 2`` has no effect (the hint's check)."""
@@ -458,6 +508,9 @@ def high_byte_hint(word: tuple, pair: tuple, got: object) -> str | None:
 def merge_hint(args: tuple, expected: object, got: object) -> str | None:
     """The bracket hint, then Python's pitfalls: tokens compared with `is`, a for loop's i += 2."""
     word, pair = args
+    if isinstance(word, tuple) and isinstance(pair, tuple) and got != expected and got == bytes_advanced_merge(word, pair):
+        return ("after a merge, step past the two tokens merged, i += 2: i counts tokens, not bytes (the merged token "
+                "holds len(word[i] + word[i + 1]) bytes, and stepping that far skips the tokens after it)")
     if bracket_hint(args, expected, got) or not isinstance(word, tuple) or got == expected:
         return bracket_hint(args, expected, got)
     if len(word) > LONG_WORD_TOKENS // 2:
@@ -521,7 +574,7 @@ def verify_high_bytes(learner: Callable) -> None:
 
 
 MERGE_WORD = TaskGraders(
-    Task("merge_word", ("word", "pair"), what="a tuple of bytes tokens", hint=merge_hint, error_hint=long_word_hint),
+    Task("merge_word", ("word", "pair"), what="a tuple of bytes tokens", hint=merge_hint, error_hint=merge_error_hint),
     merge_word,
     [
         ((b"l", b"o", b"w"), (b"l", b"o")),

@@ -724,6 +724,11 @@ def chunk_decode_hint(args: tuple, error: BaseException) -> str | None:
     if "'__main__'" in str(error):
         return ("your module chunk_counting takes a name from the notebook (__main__): a worker started by spawn has no "
                 "notebook, so the module must define or import everything it uses itself")
+    return decoded_whole_hint(error)
+
+
+def decoded_whole_hint(error: BaseException) -> str | None:
+    """A UnicodeDecodeError on a range that is UTF-8 (lab 03's count_chunk, lab 10's count_range): decoded in blocks."""
     if error_name(error) == "UnicodeDecodeError":
         return ("the range starts and ends between characters, but a part of it may not: a block of a fixed size (4 KiB, "
                 "64 KiB, any) can end inside a character of several bytes, which then cannot be decoded alone; decode the "

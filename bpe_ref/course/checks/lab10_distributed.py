@@ -36,8 +36,8 @@ from .core import (
     expected_result, materialized, passed, runs_remotely, short_repr, stretch, verdict,
 )
 from .lab03_parallel import (
-    COUNT_CHUNK, EOT, PAD, PIECES, RAISED_ON_NOT_UTF8, UNNORMALIZED, chunk_hint, chunk_inputs, file_bytes, in_a_new_dict,
-    normalized_counts, normalized_hint, safe_cuts, verify_chunk_reads, verify_not_utf8,
+    COUNT_CHUNK, EOT, PAD, PIECES, RAISED_ON_NOT_UTF8, UNNORMALIZED, chunk_hint, chunk_inputs, decoded_whole_hint, file_bytes,
+    in_a_new_dict, normalized_counts, normalized_hint, safe_cuts, verify_chunk_reads, verify_not_utf8,
 )
 from .measured import answers_right, measured_random
 
@@ -146,8 +146,15 @@ def range_hint(args: tuple, expected: object, got: object) -> str | None:
     return chunk_hint(args, expected, got)
 
 
+def range_error_hint(args: tuple, error: BaseException) -> str | None:
+    """A valid range that raised UnicodeDecodeError: decoded in blocks (walk54b: it was told no hint, where lab 03's
+    count_chunk tells it)."""
+    return decoded_whole_hint(error)
+
+
 COUNT_RANGE_TASK = Task("count_range", ("path", "start", "end", "special_tokens"),
-                        what="a dict mapping pretokens (bytes) to counts", hint=range_hint, provided=PROVIDED)
+                        what="a dict mapping pretokens (bytes) to counts", hint=range_hint, provided=PROVIDED,
+                        error_hint=range_error_hint)
 
 
 def verify_range_reads(learner: Callable) -> None:
@@ -299,6 +306,11 @@ def merge_hint(args: tuple, expected: object, got: object) -> str | None:
            for counts, other in ((left, right), (right, left))):
         return ("each pretoken of one dict adds 1 to the sum, not its count: add the count itself "
                 "(total.get(pretoken, 0) + count), a count dict's values are how often each pretoken occurs")
+    if (isinstance(total, dict) and isinstance(left, dict) and isinstance(right, dict) and total != expected.get("returned")
+            and total in ({**left, **right}, {**right, **left})):
+        return ("a pretoken both dicts hold has one dict's count, not their sum: left | right, dict.update and "
+                "{**left, **right} keep one value per key (the last one's); add the counts, "
+                "total[pretoken] = total.get(pretoken, 0) + count")
     larger = left if len(left) >= len(right) else right
     if total == {key: 2 * count for key, count in larger.items()} and total != expected.get("returned"):
         return ("the larger dict's counts are doubled and the smaller's are missing: after swapping so that left is the "
@@ -547,6 +559,10 @@ def tree_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(got, list) and len(got) == 1 and got[0] == expected:
         return "that is the last round's list, whose one item is the result: return the item, level[0], not the list"
     leaves = _leaves_in_order(got)
+    if None in leaves and None not in parts:
+        return ("a part was combined with None: itertools.zip_longest pads the shorter list with None, so the odd one out "
+                "met None instead of being carried; pair with zip(level[::2], level[1::2]) and carry the last part of an "
+                "odd round to the next round unchanged")
     if leaves != parts and sorted(map(repr, leaves)) == sorted(map(repr, parts)):
         return ("every part is there, once, but out of order: combine neighbours with the left one first, "
                 "combine(level[i], level[i + 1]), and put the odd one out (the last part of a round with an odd "
@@ -558,6 +574,10 @@ def tree_hint(args: tuple, expected: object, got: object) -> str | None:
     if _depth(got) == len(parts) - 1 > _depth(expected):
         return ("a chain, len(parts) - 1 merges deep: each merge waits for the one before. Combine the parts in "
                 "rounds: pair 0 with 1, 2 with 3, ..., then pair the results the same way, ceil(log2(n)) rounds")
+    if _depth(got) > _depth(expected):
+        return (f"{_depth(got)} merges deep, where ceil(log2({len(parts)})) = {_depth(expected)} rounds make the tree: some "
+                "merges wait for others that could run at once. Repeat the rounds until one part is left, each round "
+                "pairing all the results of the round before (not one round, then a chain)")
     if _depth(got) == _depth(expected):
         return ("the right depth but another tree: in each round pair neighbours from the left (0 with 1, 2 with 3, ...) "
                 "and carry the last part, when the count is odd, to the next round")
@@ -602,6 +622,16 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
     if got == [(*item[:2], item[2] - 1) for item in expected] != expected:  # type: ignore[index]
         return ("each of your ranges ends one byte early: end is exclusive, a range (path, start, end) holds bytes "
                 "[start, end), as a slice does, and the next range starts at this one's end")
+    if got != expected and got in past_the_tokens(args, expected):
+        return ("your cuts are moved past the special token there (the range after a cut starts after the token, or the "
+                "token is kept in the range before): a range starts AT its special token, the boundary "
+                "find_chunk_boundaries returns, and count_range splits the token off, so it is counted nowhere; turn the "
+                "boundaries into ranges as they are, zip(boundaries, boundaries[1:])")
+    if got != expected and got == [item for i, item in enumerate(expected)  # type: ignore[index]
+                                   if i + 1 < len(expected) and expected[i + 1][0] == item[0]]:
+        return ("each file's last range is missing: find_chunk_boundaries returns n + 1 boundaries for n ranges, the last "
+                "one the file's size; pair each boundary with the next, zip(boundaries, boundaries[1:]) (or "
+                "range(len(boundaries) - 1)), and with no special tokens a file is the one range (path, 0, size)")
     if any(isinstance(item, tuple) and len(item) == 3 and item[1] == item[2] for item in got):
         return ("an empty range (start == end): an empty file has nothing to count; leave such ranges out of the plan, "
                 "each one would be a task on the cluster that does nothing")
@@ -643,6 +673,35 @@ def text_mode_sizes(files: object) -> list | None:
     except UnicodeDecodeError:
         return None
     return None if contents is None else [(f"paths[{i}]", 0, size) for i, size in enumerate(sizes) if size]
+
+
+def past_the_tokens(args: tuple, expected: list) -> list[list]:
+    """The plans of a plan_ranges that moved each cut (not a file's start or end) past the special token there, by the
+    length of the token found there or of the first one listed: each range after a cut starting past the token, or every
+    boundary moved (the token kept in the range before); the empty ranges kept, or left out (walk54b: told a cut at a
+    fixed size, an empty range, or fewer ranges)."""
+    contents, special_tokens = _contents(args[0]), args[1]
+    if (contents is None or type(special_tokens) is not list or not special_tokens
+            or not all(type(token) is str for token in special_tokens)):
+        return []
+    tokens = [token.encode("utf-8") for token in special_tokens]
+
+    def moved(data: bytes, offset: int, by_the_first: bool) -> int:
+        if offset in (0, len(data)):
+            return offset
+        found = [len(token) for token in tokens if data.startswith(token, offset)]
+        return min(len(data), offset + (len(tokens[0]) if by_the_first else (found or [0])[0]))
+
+    plans = []
+    for by_the_first in (False, True):
+        starts, boundaries = [], []
+        for label, start, end in expected:
+            data = contents[int(label[6:-1])]
+            starts.append((label, moved(data, start, by_the_first), end))
+            boundaries.append((label, moved(data, start, by_the_first), moved(data, end, by_the_first)))
+        for plan in (starts, boundaries):
+            plans += [plan, [item for item in plan if item[1] < item[2]]]
+    return plans
 
 
 def plan_with(args: tuple, more: int) -> list | None:
@@ -775,6 +834,14 @@ PLAN_RANGES = TaskGraders(
 # ---- task 5: the whole count -----------------------------------------------------------------
 
 
+def no_ranges_hint(args: tuple, error: BaseException) -> str | None:
+    """No ranges, and an error (tree_reduce given no parts): a list of parts checked as a generator is (walk54b)."""
+    if type(args[0]) is list and not args[0] and error_name(error) in ("ValueError", "IndexError"):
+        return ("no ranges, and tree_reduce was given no parts: return {} when there are none; a generator expression is "
+                "true even when it yields nothing, so `... if parts else {}` needs parts as a list, [...]")
+    return None
+
+
 def count_hint(args: tuple, expected: object, got: object) -> str | None:
     if got is None and expected == {}:
         return "no ranges: return {} (there is nothing to reduce, and tree_reduce needs one part)"
@@ -796,7 +863,8 @@ def count_hint(args: tuple, expected: object, got: object) -> str | None:
 
 
 COUNT_TASK = Task("count_ranges", ("ranges", "special_tokens"), what="a dict mapping pretokens (bytes) to counts",
-                  hint=count_hint, provided=PROVIDED, stand_ins=(count_range, merge_two, tree_reduce))
+                  hint=count_hint, error_hint=no_ranges_hint, provided=PROVIDED,
+                  stand_ins=(count_range, merge_two, tree_reduce))
 
 _COUNT_CASES = [
     Case(([(_TWO_FILES[0], 0, 16), (_TWO_FILES[0], 16, 37), (_TWO_FILES[1], 0, 21)], [EOT])),
@@ -888,6 +956,16 @@ def graph_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(got, str) and NOT_MADE in got:
         return ("a task that as_task did not return: make each one by calling as_task(count_range)(...) and "
                 "tree_reduce(parts, as_task(merge_two)), never write the tuples yourself (dask.delayed makes no tuples)")
+    if isinstance(got, str) and "<function " in got:
+        return ("a function where a task was expected: as_task was given count_range's result, "
+                "as_task(count_range(path, ...)), so count_range ran here and as_task wrapped its dict (dask.delayed of a "
+                "value is no task of count_range). Wrap the function, then call the wrapper: "
+                "as_task(count_range)(path, start, end, special_tokens)")
+    if (isinstance(got, str) and isinstance(expected, str) and COUNTS_COMPUTED_HERE in got
+            and sorted(_RANGE_CALL.findall(got)) == sorted(_RANGE_CALL.findall(expected))):
+        return ("a count_range task per range, and a part more, counts made here (a {} to start from?): reduce the "
+                "count_range tasks alone, tree_reduce(parts, as_task(merge_two)); return {} only when there are no "
+                "ranges (tree_reduce needs one part)")
     if isinstance(got, str) and COUNTS_COMPUTED_HERE in got:
         return ("count_range ran here (a dict where a task was expected): call as_task(count_range)(path, start, end, "
                 "special_tokens), so that each range's count is a task that a worker runs")
@@ -904,6 +982,8 @@ _RANGE_CALL = re.compile(r"count_range\([^()]*\)")
 
 
 def graph_error_hint(args: tuple, error: BaseException) -> str | None:
+    if no_ranges_hint(args, error):
+        return no_ranges_hint(args, error)
     if error_name(error) == "AttributeError" and "compute" in str(error):
         return ("count_ranges returns the graph as it is, not its result: the caller computes it on the cluster "
                 "(client.compute(graph).result(), in the exploration); with as_task, return tree_reduce's result as it is")
