@@ -7399,7 +7399,7 @@ def test_a_right_to_left_failure_or_flag_is_laid_out_in_order_in_a_self_grade(tm
     notebook.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     arabic = "\u0645\u0631\u062d\u0628\u0627 \u0661\u0662"  # Arabic letters and Arabic-Indic digits (AL, AN)
 
-    def autograded(path, lab, *, timeout=None, keep=None, isolation=None, behaviour=None):
+    def autograded(path, lab, *, timeout=None, keep=None, isolation=None, behaviour=None, limits=None):
         behaviour.append(f"opened files the sandbox refused: read /etc/{arabic} x1")
         return [grade.CellResult("task1_count_pairs", 0.0, 2.0, f"CheckFailed: count_pairs(...) raised ValueError: {arabic}"),
                 grade.CellResult("task1_count_pairs_hidden", 3.0, 3.0)]
@@ -11170,7 +11170,9 @@ def test_a_how_check_reading_a_crafted_reply_ends_at_its_cpu_limit(monkeypatch):
     assert message is not None and "the grader's check of how it works (verify_range_not_utf8) ran out of its 0.2 s " \
         "of CPU time" in message, message
     assert message.startswith("count_range: "), message
-    assert spent[1] - spent[0] < 0.7, f"the crafted reply cost the hidden test {spent[1] - spent[0]:.2f} s of CPU time more"
+    # The limit's own message is the evidence (main had none: its how-check read the reply for as long as it took). The
+    # CPU time beside it is a loose bound only: under CI's load the same run measured 0.86 s more than honest, 0.21 s quiet.
+    assert spent[1] - spent[0] < 1.5, f"the crafted reply cost the hidden test {spent[1] - spent[0]:.2f} s of CPU time more"
 
 
 # ---- 123. the lead: mistakes that whole classes' seeds missed (tests/miss_rates.py) -------------------------------------
