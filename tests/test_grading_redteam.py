@@ -9573,14 +9573,15 @@ def test_a_busy_machine_does_not_fail_the_worker_start(monkeypatch):
                          ids=["blocks", "spins"])
 def test_a_worker_that_waits_or_spins_before_its_hello_is_still_stopped(monkeypatch, tmp_path, before_hello):
     """A worker that blocks on a pipe nobody writes, or spins, before it says hello: stopped at the start's limits (1 s
-    here) of wall time in which nothing of it ran, or of its CPU time; some 11 s in all, most of it the sandbox's close
-    waiting for a keeper's report that this stand-in never writes (a start of the worker's own takes 0.1 s)."""
+    here) of wall time in which nothing of it ran, or of its CPU time. The sandbox's close then waits for a keeper's
+    report that this stand-in never writes (1 s here, 10 s in grading; a start of the worker's own takes 0.1 s)."""
     from bpe_ref.course.trusted import sandbox
 
     script = tmp_path / "worker_fix51b.py"
     script.write_text(before_hello, encoding="utf-8")
     monkeypatch.setattr(sandbox, "WORKER_START_SECONDS", 1.0, raising=False)
     monkeypatch.setattr(sandbox, "WORKER_START_CPU_SECONDS", 1.0, raising=False)
+    monkeypatch.setattr(sandbox, "KEEPER_REPORT_SECONDS", 1.0)
     monkeypatch.setattr(sandbox, "WORKER_FILE", script)
     start = time.monotonic()
     with pytest.raises(GradingStopped, match="starting the grading process"):

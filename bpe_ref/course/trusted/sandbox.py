@@ -51,6 +51,9 @@ WORKER_FILE = (Path(__file__).parent / "worker" / "__main__.py").resolve()
 # (a busy machine stretches a start of some 0.1 s of CPU time without bound: hog50, fix51b), and of their CPU time.
 WORKER_START_SECONDS = 60.0
 WORKER_START_CPU_SECONDS = 60.0
+# How long the grader waits for the keeper's report as the sandbox closes, and for the keeper to end when the worker is
+# gone: the keeper writes one line and exits at once, so only a lost keeper waits this long.
+KEEPER_REPORT_SECONDS = 10.0
 # A reply larger than this is refused unread. The largest honest reply of any lab is ~130 KB (the
 # pretoken counts of corpus.en, sent back); parsing a reply costs the grader ~90 times its size
 # (json.loads, decode, plain and same each build the value again), so 64 MiB of "[]," was ~6 GiB.
@@ -812,12 +815,12 @@ class Sandbox:
         import select
 
         data, problem = b"", ""
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + KEEPER_REPORT_SECONDS
         readable = select.poll()  # not select(), which refuses an fd numbered past 1024 (a class's grader holds many)
         readable.register(self._report, select.POLLIN)
         while len(data) <= 2**20:  # the keeper bounds its report far below this
             if not readable.poll(max(0.0, deadline - time.monotonic()) * 1000):
-                problem = "no report from its sandbox's keeper within 10 s"
+                problem = f"no report from its sandbox's keeper within {KEEPER_REPORT_SECONDS:g} s"
                 break
             try:
                 chunk = os.read(self._report, 65536)
@@ -968,7 +971,7 @@ class Sandbox:
     def _worker_gone(self, what: str) -> GradingStopped:
         keeper_code = None
         with contextlib.suppress(subprocess.TimeoutExpired):
-            keeper_code = self.process.wait(timeout=10) if self.process else None
+            keeper_code = self.process.wait(timeout=KEEPER_REPORT_SECONDS) if self.process else None
         tail = bytes(getattr(self, "_stderr_tail", b""))
         self.close()
         code = self.last_report.get("status") if "status" in self.last_report else keeper_code
