@@ -6,6 +6,7 @@ Keep fixtures here generic; fixtures of the GPT-2 encoding tests are prefixed ``
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import re
@@ -163,6 +164,28 @@ def pytest_sessionfinish(session):
     if hasattr(session.config, "workerinput"):
         for folder in getattr(sys.modules.get("bpe_ref.course.notebooks"), "_SOLUTION_MODULES", ()):
             shutil.rmtree(folder, ignore_errors=True)
+
+
+# ---- the collector sees only what a test makes ----------------------------------------------------
+#
+# A test process holds much that lives until it ends (the modules of nbgrader, hypothesis and the course, the
+# collected tests, a module's graded class), and a full collection walks all of it: the learner code that lab 09
+# grades calls gc.collect() between its runs (some 0.1-0.5 s each in a test process, a few milliseconds in a
+# grading worker), and Python's own full collections grow with the heap too. So once the fixtures of a test in a
+# new module are built, what is alive is moved out of the collector's reach (gc.freeze; collected first, so no
+# garbage is kept): it is freed as before when its last reference goes, and only cycles made unreachable after
+# that stay until the process ends.
+_frozen_for_module: list[str] = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    module = item.path.name
+    if _frozen_for_module[-1:] != [module]:
+        gc.collect()
+        gc.freeze()
+        _frozen_for_module[:] = [module]
+    yield
 
 
 # ---- the lab-by-lab tests that take turns (tests/sampling.py, drawn_labs) ---------------------
