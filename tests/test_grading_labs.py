@@ -279,6 +279,23 @@ def test_a_self_grades_table_shows_each_failures_hint_under_its_first_line():
     assert not any("hint:" in line for line in table[row + 2:]), table  # a passed task has none
 
 
+def test_a_self_grades_table_prints_a_long_hint_whole_wrapped_under_its_failure():
+    """walk54: the table cut a hint at 240 characters, and a hint's end is often what to do: now it is wrapped, whole, on
+    lines under its failure that fit the table's width (a hint longer than any the graders write is still cut)."""
+    from bpe_ref.course.grade import HINT_CHARACTERS, format_table
+
+    hint = "hint: " + " ".join(f"step{i}" for i in range(60)) + " so do THIS LAST"
+    assert 240 < len(hint) < HINT_CHARACTERS
+    tasks = group_by_task([CellResult("task1_a", 0, 1, "CheckFailed: x", hint), CellResult("task2_b", 3, 3)])
+    table = format_table(tasks, width=100).splitlines()
+    row = next(i for i, line in enumerate(table) if line.startswith("task1_a "))
+    under = [line for line in table[row + 1:table.index("-" * 100, row)] if line.startswith(" ")]
+    assert " ".join(line.strip() for line in under) == hint, under
+    assert len(under) > 1 and all(len(line) <= 100 and line.startswith(" " * 26) for line in under), under
+    cut = format_table(group_by_task([CellResult("task1_a", 0, 1, "CheckFailed: x", "hint: " + "y " * HINT_CHARACTERS)]))
+    assert cut.count("y") < HINT_CHARACTERS and "..." in cut
+
+
 def test_reasons_autograde_gives_up():
     assert "kernel died" in _why_autograde_failed("[AutogradeApp | ERROR] Kernel died while waiting for execute reply.")
     assert "stopped responding" in _why_autograde_failed("CellTimeoutError: Timeout waiting for IOPub output")

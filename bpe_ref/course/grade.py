@@ -20,6 +20,7 @@ import json
 import re
 import shutil
 import sys
+import textwrap
 import time
 import unicodedata
 from dataclasses import dataclass, field
@@ -404,6 +405,11 @@ def isolation_summary(isolation: list[str], limits: dict[str, float] | None = No
             f"{limits['memory_mb']:g} MB of memory a process.")
 
 
+# A hint is printed whole (wrapped), up to this many characters: the graders' advice runs to about 400, and its end is
+# often what to do (walk54's learners lost it when the table cut hints at 240).
+HINT_CHARACTERS = 800
+
+
 def format_table(tasks: list[TaskResult], width: int = 100) -> str:
     """The per-task table and the total, as text."""
     name_width = max([len("task")] + [len(t.name) for t in tasks])
@@ -415,8 +421,11 @@ def format_table(tasks: list[TaskResult], width: int = 100) -> str:
         points = f"{task.earned:g} / {task.possible:g}"
         lines.append(f"{task.name:<{name_width}}  {points:>9}  {'passed' if task.passed else 'FAILED':<6}  {failure}".rstrip())
         hint = task.first_hint if not task.passed else ""
-        if hint:  # the advice, under its failure's first line (which a long call often fills)
-            lines.append(f"{'':<{name_width + 19}}{hint if len(hint) <= 240 else hint[:237] + '...'}")
+        if hint:  # the advice, whole, wrapped under its failure's first line (which a long call often fills)
+            if len(hint) > HINT_CHARACTERS:  # a hint may quote the learner's values
+                hint = hint[:HINT_CHARACTERS - 3] + "..."
+            indent = name_width + 19
+            lines.extend(f"{'':<{indent}}{part}" for part in textwrap.wrap(hint, max(40, width - indent)))
     earned, possible = sum(t.earned for t in tasks), sum(t.possible for t in tasks)
     lines.append("-" * width)
     lines.append(f"{'total':<{name_width}}  {f'{earned:g} / {possible:g}':>9}  {'passed' if earned >= possible else 'FAILED'}")
