@@ -5517,7 +5517,7 @@ NOVEL49_ROUND = {(lab, name): mistake for lab, table in (
     ("03_parallel", LAB03_NOVEL49), ("05_heap", LAB05_NOVEL49), ("06_encode_decode", LAB06_NOVEL49),
     ("07_heap_encoding", LAB07_NOVEL49), ("08_linear_encoding", LAB08_NOVEL49)) for name, mistake in table.items()}
 # The three that lost their points before this round with no hint, or a hint for another mistake: lab 05's pop_best that
-# looks a gone pair's count up with brackets (told to write counts.get(key, 0) + change for a new key), lab 06's bound
+# looks a gone pair's count up with brackets (told to write counts.get(key, 0) + n for a new key), lab 06's bound
 # checked against len(buffer) (a ValueError for an id that is a token, no hint), lab 08's alive list one entry short (an
 # IndexError, no hint). Each now gets a hint of its own, under every seed.
 HINTED_NOVEL49 = {("05_heap", "pop-count-looked-up-with-brackets"), ("06_encode_decode", "decode-ids-bounded-by-the-buffer"),

@@ -402,8 +402,10 @@ def _hints(task: Task, args: tuple, expected: Any, got: Any, error: BaseExceptio
             found.append("a KeyError on ranks: ranks[pair] fails for a pair that is no merge (most neighbouring pairs are "
                          "none); look it up with ranks.get(pair), None when it is no merge")
         elif error_name(error) == "KeyError" and plain:
-            found.append("a KeyError on a dict of counts: a plain dict has no default, so counts[key] += change "
-                         "fails for a new key; write counts.get(key, 0) + change (and delete a count that reaches 0)")
+            # Said in every lab's words (lab 02's changes, lab 10's partial counts): a walker of lab 10 read lab 02's.
+            found.append("a KeyError on a dict of counts: a plain dict has no default, so counts[key] += n fails for a "
+                         "key not in it yet; write counts[key] = counts.get(key, 0) + n (and where counts also go down, "
+                         "delete one that reaches 0)")
         found += [hint for pitfall, hint in PYTHON_PITFALLS if error_name(error) in ("TypeError", "RuntimeError")
                   and pitfall in text]
         if error_name(error) in ("error", "PatternError") and "bad escape \\p" in text:  # learn52: re for regex
