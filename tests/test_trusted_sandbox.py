@@ -597,8 +597,9 @@ def stopped_within(call, cap: float) -> tuple[GradingStopped, float]:
 
 def test_a_worker_that_stops_reading_cannot_stall_a_request():
     """A worker that stops itself (SIGSTOP from a thread of the learner's) reads no more requests: one
-    larger than the pipe's buffer blocked the grader's write for ever, before the call's deadline began."""
-    box = Sandbox(Policy(call_timeout=2, cell_timeout=5))
+    larger than the pipe's buffer blocked the grader's write for ever, before the call's deadline began. (A call limit of
+    1 s: the stopped worker waits out its backstop, 4 s of wall time.)"""
+    box = Sandbox(Policy(call_timeout=1, cell_timeout=5))
     box.start()
     try:
         run = box.run_cell("import os, signal, threading, time\n"
@@ -608,8 +609,8 @@ def test_a_worker_that_stops_reading_cannot_stall_a_request():
         assert run.ok, run
         time.sleep(1.5)
         stopped, took = stopped_within(lambda: RemoteFunction(box, "size")(b"x" * 2**21), cap=30)
-        # It spends no CPU time: the backstop, in wall time, 4 times the call's 2 s of CPU time
-        assert took < 20 and "did not read its input within 8 s" in str(stopped), (took, stopped)
+        # It spends no CPU time: the backstop, in wall time, 4 times the call's 1 s of CPU time
+        assert took < 16 and "did not read its input within 4 s" in str(stopped), (took, stopped)
         assert not box.alive
     finally:
         box.close()
@@ -617,8 +618,8 @@ def test_a_worker_that_stops_reading_cannot_stall_a_request():
 
 def test_lines_on_the_reply_pipe_cannot_stretch_a_call_past_its_deadline():
     """Each line that was not the reply started the wait for it again: a call that slept and wrote
-    junk to the channel every half second was waited for as long as it liked."""
-    box = Sandbox(Policy(call_timeout=2, cell_timeout=5))
+    junk to the channel every half second was waited for as long as it liked. (A call limit of 1 s: a backstop of 4 s.)"""
+    box = Sandbox(Policy(call_timeout=1, cell_timeout=5))
     box.start()
     try:
         attempt(box, "import os, threading, time\n"
@@ -632,7 +633,7 @@ def test_lines_on_the_reply_pipe_cannot_stretch_a_call_past_its_deadline():
                      "    threading.Thread(target=chatter, daemon=True).start()\n"
                      "    time.sleep(100)")
         stopped, took = stopped_within(lambda: RemoteFunction(box, "slow")(), cap=40)
-        assert took < 20 and "waited 8 s without running (its backstop)" in str(stopped), (took, stopped)
+        assert took < 16 and "waited 4 s without running (its backstop)" in str(stopped), (took, stopped)
     finally:
         box.close()
 
