@@ -2340,13 +2340,13 @@ def test_a_thread_that_answers_the_requests_on_the_loop_s_pipes_is_not_taken_for
     sending the arguments as they came: its hidden test passed (no flagged text: ``os.open``, ``os.read``,
     ``os.write``, ``exec``, a thread). Safe: every line the loop writes back carries a seal, a keyed BLAKE2b of the
     request as the loop read it and of the reply, under a key the trusted side sends as its first line, before any
-    learner's code; the thread's lines have none, so the call gets no reply (here, within a call timeout of 5 s) and
+    learner's code; the thread's lines have none, so the call gets no reply (here, within a call timeout of 2 s) and
     the task fails. (Without the seal, this test failed: merge_counts agreed with the reference on 100 inputs.)"""
     from test_mistakes import MERGE_INTO_FIRST, remote
 
     with contextlib.suppress(GradingStopped):  # no reply: the call stops at its timeout
         message = remote("03_parallel", MERGE_INTO_FIRST + LOOP_TAKEN_OVER, "merge_counts", "check_merge_counts_properties",
-                         call_timeout=5, wall_factor=1)  # a call that waits for a reply stops after 5 s, not 20
+                         call_timeout=2, wall_factor=1)  # a call that waits for a reply stops after 2 s, not 20
         assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
 
 
@@ -3405,7 +3405,7 @@ def test_a_thread_that_seals_its_replies_with_the_key_from_the_loop_s_frames_is_
     assert not _key_found([KEY_FROM_THE_FRAMES + PRINT_THE_KEYS]), "the seals' key, read from the frames below a cell"
     with contextlib.suppress(GradingStopped):  # no reply: the call stops at its timeout
         message = remote("03_parallel", MERGE_INTO_FIRST + _sealed_by_the_thread(KEY_FROM_THE_FRAMES), "merge_counts",
-                         "check_merge_counts_properties", call_timeout=5, wall_factor=1)  # a wait stops after 5 s, not 20
+                         "check_merge_counts_properties", call_timeout=2, wall_factor=1)  # a wait stops after 2 s, not 20
         assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
 
 
@@ -3474,7 +3474,7 @@ def test_the_notebook_s_helpers_do_not_reach_the_loop_s_globals():
         assert box.run_cell(helpers, "helpers").stdout.strip() == "[]"
     with contextlib.suppress(GradingStopped):  # no reply: the call stops at its timeout
         message = remote("03_parallel", MERGE_INTO_FIRST + _sealed_by_the_thread(KEY_FROM_THE_LOOP_S_GLOBALS), "merge_counts",
-                         "check_merge_counts_properties", call_timeout=5, wall_factor=1)  # a wait stops after 5 s, not 20
+                         "check_merge_counts_properties", call_timeout=2, wall_factor=1)  # a wait stops after 2 s, not 20
         assert message is not None, "merge_counts passed its hidden test, every request answered by the learner's thread"
 
 
