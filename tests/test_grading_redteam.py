@@ -10399,15 +10399,18 @@ def heap_entry(count, pair):
 TIED_GROUP = [(2, (left, b"x")) for left in (b"a", b"ab", b"b", b"bc", b"c", b"A", b" ", b" a", b"\xff", b"\x00")]
 
 
-def test_lab05_a_group_of_tied_entries_nested_deep_stops_at_the_judge_s_cpu_limit():
+def test_lab05_a_group_of_tied_entries_nested_deep_stops_at_the_judge_s_cpu_limit(monkeypatch):
     """Lab 05's judge on one group of ten pairs tied at one count, each entry a million empty lists nested 95 deep before
     the tie-break's key: before, it passed after 39 s of the grading process's CPU time; now the group fails at
-    running.CHECK_CPU_SECONDS (5 s), saying so and naming it."""
+    running.CHECK_CPU_SECONDS (5 s in grading, 2 s here), saying so and naming it."""
     from dataclasses import replace
 
     from test_mistakes import remote
 
+    from bpe_ref.course.checks import running
     from bpe_ref.course.checks.running import graders_of
+
+    monkeypatch.setattr(running, "CHECK_CPU_SECONDS", 2.0)
 
     def grade(graders, heap_entry) -> None:
         graders_of(replace(graders.HEAP_ENTRY, cases=[(TIED_GROUP,)]))[0](heap_entry)  # its visible test, on that group
@@ -10416,9 +10419,9 @@ def test_lab05_a_group_of_tied_entries_nested_deep_stops_at_the_judge_s_cpu_limi
     message = remote("05_heap", EMPTY_LISTS_HEAP_ENTRY, "heap_entry", grade)
     spent = time.process_time() - start
     assert message is not None and message.startswith("heap_entry on the group [(2, (b'a', b'x'))"), message
-    assert "the grader's check of your result ran out of its 5 s of CPU time" in message, message
+    assert "the grader's check of your result ran out of its 2 s of CPU time" in message, message
     # the limit, and what it leaves out: a worker started, ten replies of 4 MiB parsed as they come (json, 0.3 s each)
-    assert spent < 12.0, f"the grading process spent {spent:.1f} s of CPU time on one group"
+    assert spent < 9.0, f"the grading process spent {spent:.1f} s of CPU time on one group"
 
 
 def _spin(seconds: float) -> None:
@@ -10427,11 +10430,14 @@ def _spin(seconds: float) -> None:
         pass
 
 
-def test_a_judge_that_does_not_finish_fails_its_case():
+def test_a_judge_that_does_not_finish_fails_its_case(monkeypatch):
     """A judge that spends 8 s of CPU time on an input (as one quadratic in a reply built against it would): before, the
-    grader spent them and passed the case; now the case fails after running.CHECK_CPU_SECONDS, saying so."""
+    grader spent them and passed the case; now the case fails after running.CHECK_CPU_SECONDS (5 s in grading, 2 s
+    here), saying so."""
     from bpe_ref.course.checks import running
     from bpe_ref.course.checks.spec import Task, TaskGraders
+
+    monkeypatch.setattr(running, "CHECK_CPU_SECONDS", 2.0)
 
     def slow_judge(learner, args, memo):
         _spin(8.0)
