@@ -272,6 +272,11 @@ def pairs_with_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(word, tuple) and token in word and len(expected) > len(got):
         i = word.index(token)
         around = ([(word[i - 1], token)] if i > 0 else []) + ([(token, word[i + 1])] if i + 1 < len(word) else [])
+        if got == around == list(dict.fromkeys(expected)):  # (a, a, a) with token a: two windows (a, a), one listed
+            return ("one entry per window, left to right: a pair that occurs twice in the word is listed twice. A loop "
+                    "that steps past a window it listed (i += 2, as merge_word steps past a merge), or looks only around "
+                    "the token's first occurrence (word.index), lists it once; go through every window, "
+                    "zip(word, word[1:]), and keep those that hold it")
         if got == around:
             return ("only the windows around the token's first occurrence (word.index finds the first): a word can hold "
                     "the new token several times, (ab, c, ab) or (ab, ab); go through every window, zip(word, word[1:]), "
@@ -437,9 +442,11 @@ V4_KEY_ERROR_WAYS = {
     "merge_word": CAME_BACK + "its count never went down, so no count was updated when it was merged: merge_word rewrites "
                   "a word and leaves pair_counts as it was; words[i] = merge_and_update(word, pair, frequencies[i], "
                   "pair_counts) does both",
+    # (a token joined the other way round, pair[1] + pair[0], files nothing either: the same KeyError, so both are said)
     "old": "no word was ever filed under it, though the merges made it: after merge_and_update rewrites a word, "
            "file its id under each pair that pairs_with finds in the merged word (index[new_pair].add(i) for each "
-           "new_pair of pairs_with(words[i], token)); the word before the merge holds no new token",
+           "new_pair of pairs_with(words[i], token)); the word before the merge holds no new token, and the merged word "
+           "holds it as pair[0] + pair[1] (the left token first), not joined the other way round",
 }
 
 
