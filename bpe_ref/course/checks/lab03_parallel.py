@@ -731,7 +731,7 @@ def decoded_whole_hint(error: BaseException) -> str | None:
     """A UnicodeDecodeError on a range that is UTF-8 (lab 03's count_chunk, lab 10's count_range): decoded in blocks."""
     if error_name(error) == "UnicodeDecodeError":
         return ("the range starts and ends between characters, but a part of it may not: a block of a fixed size (4 KiB, "
-                "64 KiB, any) can end inside a character of several bytes, which then cannot be decoded alone; decode the "
+                "1 MiB, any) can end inside a character of several bytes, which then cannot be decoded alone; decode the "
                 "range's bytes whole (read end - start bytes, then data.decode('utf-8'))")
     return None
 
@@ -767,6 +767,72 @@ def verify_chunk_reads(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None
             "Each worker reads its own range only; reading the whole file and slicing it reads the corpus once per chunk")
     passed(f"{task.name}: reads its range only ({reads['bytes']} bytes read, {mapped} mapped, for a range of "
            f"{end - start} bytes of a {len(data) // 2**20} MiB file).")
+
+
+# ---- task 2: a range longer than a reader's block ----------------------------------------------------------------------
+# A range read and decoded a block at a time (file.read(2**20) in a loop, each block decoded on its own) cuts a character
+# of several bytes at each block's edge: UnicodeDecodeError, or, decoded with errors=, other text. The generated files
+# put wide characters across every power of two to 131,072 only (WIDE): blocks of 1 MiB, 4 MiB or a million bytes kept
+# task 2's points (tests/test_grading_redteam.py, section 112). So one range past 4 MiB, at the file's start, of words of
+# 3-byte letters drawn from the grading's seed, each followed by a comma of 3 bytes (long pretokens: cheap to count), a
+# character across every power of two and of ten from 1,024 on (neither is a multiple of 3), then a few words.
+ACROSS_BLOCKS_BYTES = 2**22 + 3 * 2**12
+LETTERS_OF_3_BYTES = "語字漢本日月山川水火木金土雨"
+READERS_BLOCKS = (2**20, 10**6, 2**22, 2**16, 2**13)  # the blocks a reader's hint names, when the counts are theirs
+
+
+def across_blocks_hint(name: str, text: str, got: object, error: BaseException | None) -> str:
+    """What a range counted wrong across a reader's blocks means, from what the learner's function did."""
+    if error is not None:
+        return decoded_whole_hint(error) or (f"{name} raised on a range of UTF-8 whose characters span every power of two "
+                                             "and of ten: read end - start bytes, then data.decode('utf-8')")
+    data = text.encode("utf-8")
+    for block in READERS_BLOCKS:
+        for errors in ("replace", "ignore"):
+            if got == count_pretokens("".join(data[i:i + block].decode("utf-8", errors)
+                                              for i in range(0, len(data), block)), [EOT]):
+                return (f"these are the counts of the range decoded {block:,} bytes at a time with errors={errors!r}: "
+                        f"the character of 3 bytes across byte {block:,} (and each multiple of it) is "
+                        f"{'replaced' if errors == 'replace' else 'dropped'}, each block decoded alone. Read the range at "
+                        "once, file.read(end - start), and decode that strictly")
+    return (f"{name} counted a range of 4 MiB of wide characters wrong: each of 3 bytes spans a power of two, so a "
+            "range read and decoded a block at a time cuts one at every block's edge; read and decode it whole")
+
+
+def verify_decoded_across_blocks(learner: Callable, task: Task = COUNT_CHUNK_TASK) -> None:
+    """Task 2's range decoded as one text, however it is read: a range of :data:`ACROSS_BLOCKS_BYTES` of 3-byte characters
+    (words drawn from the grading's seed, and commas), then a few words, must be counted as the reference counts it. (Lab 10's count_range,
+    the same map, is checked so too: ``task``.)"""
+    rng = measured_random(f"{task.name}:decoded across blocks")
+    # words of 20 to 60 letters, each followed by an ideographic comma (a pretoken of its own, 3 bytes too): some 35,000
+    # pretokens of 7 kinds (one pretoken of 4 MiB would be a reply past the worker's bound)
+    vocabulary = ["".join(rng.choices(LETTERS_OF_3_BYTES, k=rng.randint(20, 60))) for _ in range(6)]
+    run = "".join(word + "、" for word in rng.choices(vocabulary, k=64))
+    words = "".join(rng.choices([" the", " cat", "!", " 42", "\n", " é", "a"], k=rng.randint(1, 6)))
+    text = run * (ACROSS_BLOCKS_BYTES // len(run.encode("utf-8")) + 1) + words
+    end = len(text.encode("utf-8"))
+    file = (text + EOT + rng.choice(PIECES)).encode("utf-8")
+    call = (f"{task.name}(<a file of {len(file)} bytes: {end - len(words.encode())} bytes of characters of 3 bytes each "
+            f"(words and commas, {run[:12]!r}...), then {words!r}, {EOT!r}, ...>, 0, {end}, [{EOT!r}])")
+    outcome = call_task(task, learner, (CorpusFile(file), 0, end, [EOT]))
+    expected = count_pretokens(text, [EOT])
+    got = None if outcome.error is not None else outcome.value[1]
+    if outcome.error is not None and error_name(outcome.error) == "NotImplementedError":
+        raise CheckFailed(f"{task.name} is not written yet: it still raises NotImplementedError")
+    if outcome.error is not None or not answers_right(expected, got):
+        what = (f"raised {error_name(outcome.error)}: {str(outcome.error)[:160]}" if outcome.error is not None
+                else f"returned {short_repr(got, 160)}")
+        raise CheckFailed(f"{call} {what}\n  expected: {short_repr(expected, 160)}\n  hint: "
+                          + across_blocks_hint(task.name, text, got, outcome.error))
+    passed(f"{task.name}: counts a range of {end} bytes whose characters span every power of two as one text.")
+
+
+def verify_decoded_whole(learner: Callable) -> None:
+    """After the generated files (whose wide characters span the powers of two to 131,072, with the hints of smaller
+    blocks): a range past 4 MiB (:func:`verify_decoded_across_blocks`), then ranges that are not UTF-8
+    (:func:`verify_not_utf8`)."""
+    verify_decoded_across_blocks(learner)
+    verify_not_utf8(learner)
 
 
 # ---- task 2: a range that is not UTF-8 -------------------------------------------------------------------------------
@@ -855,7 +921,7 @@ COUNT_CHUNK = TaskGraders(
     chunk_inputs(),
     max_examples=100,
     hidden_verify=(verify_chunk_reads,),
-    hidden_then=verify_not_utf8,
+    hidden_then=verify_decoded_whole,
 )
 
 

@@ -37,7 +37,7 @@ from .core import (
 )
 from .lab03_parallel import (
     COUNT_CHUNK, EOT, PAD, PIECES, RAISED_ON_NOT_UTF8, UNNORMALIZED, chunk_hint, chunk_inputs, decoded_whole_hint, file_bytes,
-    in_a_new_dict, normalized_counts, normalized_hint, safe_cuts, verify_chunk_reads, verify_not_utf8,
+    in_a_new_dict, normalized_counts, normalized_hint, safe_cuts, verify_chunk_reads, verify_decoded_across_blocks, verify_not_utf8,
 )
 from .measured import answers_right, measured_random
 
@@ -164,10 +164,18 @@ def verify_range_reads(learner: Callable) -> None:
     verify_chunk_reads(learner, COUNT_RANGE_TASK)
 
 
+def verify_range_decoded_across_blocks(learner: Callable) -> None:
+    """A range past 4 MiB whose characters span every power of two is counted as one text, as lab 03's count_chunk's is
+    (the same check, :func:`.lab03_parallel.verify_decoded_across_blocks`)."""
+    verify_decoded_across_blocks(learner, COUNT_RANGE_TASK)
+
+
 def verify_range_not_utf8(learner: Callable) -> None:
-    """A range that is not UTF-8 raises, as lab 03's count_chunk's does (the same check, :func:`.lab03_parallel.verify_not_utf8`),
-    and the same file made valid is counted; then a range that starts inside a character
-    (:func:`verify_range_starts_inside_a_character`)."""
+    """A range past 4 MiB whose characters span every power of two is counted as one text
+    (:func:`verify_range_decoded_across_blocks`); a range that is not UTF-8 raises, as lab 03's count_chunk's does (the
+    same check, :func:`.lab03_parallel.verify_not_utf8`), and the same file made valid is counted; then a range that
+    starts inside a character (:func:`verify_range_starts_inside_a_character`)."""
+    verify_range_decoded_across_blocks(learner)
     verify_not_utf8(learner, COUNT_RANGE_TASK)
     verify_range_starts_inside_a_character(learner)
     verify_range_not_normalized(learner)
