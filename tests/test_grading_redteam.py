@@ -11235,3 +11235,63 @@ def test_a_mistake_once_missed_by_a_class_s_seed_loses_its_hidden_points_under_i
         with verdicts.hidden_seed(seed), contextlib.redirect_stdout(None):
             assert _fails(lambda: hidden_test(mistaken(cell, name, changes))), f"{label} kept its hidden points under {seed}"
             hidden_test(solutions[name])  # and the solution passes there
+
+
+# ---- 124. the lead: a process whose main thread ended, its other threads running, taken for a zombie -----------------
+# The keeper kills every process under it when a grading ends, found by /proc's table of parents (keeper._descendants),
+# which passed over zombies. A process whose main thread ends alone (SYS_exit, not exit_group) while another thread runs
+# shows state Z: it was neither killed nor counted. Forked in lab 03 (processes allowed), out of the session (setsid)
+# and so out of the trusted side's group kill, it outlived its grading with its thread (60 s here), and the review saw
+# no process leave the session; a worker whose own main thread ended so held its files until the cell's backstop (10 s
+# here, section 75: 20.7 s a test). Now a zombie with threads still running is a process like any other.
+ZOMBIE_LEADER_OUT_OF_THE_SESSION = """
+import ctypes, os, threading, time
+libc = ctypes.CDLL(None, use_errno=True)
+read_end, write_end = os.pipe()
+if os.fork() == 0:
+    os.setsid()
+    def linger():
+        time.sleep(0.3)  # the main thread has ended: the process shows state Z
+        os.write(write_end, b"%d\\n" % os.getpid())
+        time.sleep(60)
+    threading.Thread(target=linger).start()
+    libc.syscall(60, 0)  # SYS_exit: the main thread alone
+os.close(write_end)
+print(os.read(read_end, 64).decode().strip())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and the keeper are Linux's")
+def test_a_process_whose_main_thread_ended_is_killed_and_counted_when_its_grading_ends():
+    """A forked process out of the session whose main thread ended while a thread runs on: before, the keeper took it
+    for a zombie, left it running after the sandbox closed, and counted nothing; now it is killed and counted as a
+    process that left the session."""
+    with Sandbox(Policy(allow_processes=True, cell_timeout=20)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        run = box.run_cell(ZOMBIE_LEADER_OUT_OF_THE_SESSION, "zombie")
+        assert run.ok and run.stdout.strip().isdigit(), run
+        lingering = int(run.stdout.strip())
+    report = box.behaviour()
+
+    def still_running() -> bool:  # a thread of it still listed and not a zombie's
+        try:
+            tasks = os.listdir(f"/proc/{lingering}/task")
+        except OSError:
+            return False
+        states = []
+        for task in tasks:
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{lingering}/task/{task}/stat", "rb") as stat:
+                    states.append(stat.read().rsplit(b")", 1)[1].split()[0])
+        return any(state not in (b"Z", b"X") for state in states)
+
+    deadline = time.monotonic() + 5
+    while still_running() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = still_running()
+    if alive:
+        os.kill(lingering, 9)
+    assert not alive, f"process {lingering} outlived its grading"
+    if report.get("left_session") is not None:
+        assert report["left_session"] >= 1, report

@@ -180,7 +180,8 @@ Defended, on Linux with Landlock (kernel 5.13+; ABI 4+ for TCP, 6+ for signals) 
   500-800, hog50); the learner's own code that waits costs its
   notebook that backstop, once a request. The worker is the child of a *keeper* (:func:`.worker.keeper.keep`), a child
   subreaper that runs none of the learner's code: every process the worker starts stays below it, ``setsid`` or not,
-  is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the worker ends. Each
+  is counted (more than ``Policy.max_processes`` at once kills the lot) and is killed when the worker ends, one whose
+  main thread ended while its other threads run (state Z, but running: section 124) too. Each
   process start (lab 03's ``fork``, ``vfork``, ``clone`` without ``CLONE_THREAD``) goes by the keeper too, which answers
   ``EAGAIN`` (Python's ``BlockingIOError``), counted, once the worker holds ``max_processes`` others: the look that
   kills the lot comes every 100 ms, and on a loaded machine (load 500-800) a fork bomb held 565 processes of one worker
