@@ -5419,7 +5419,9 @@ LAB03_NOVEL49 = {
     "serial-without-special-tokens": ("task4_count_pretokens_in_file_solution", ((
         '            return count_pretokens(file.read().decode("utf-8"), special_tokens)\n',
         '            return count_pretokens(file.read().decode("utf-8"), [])  # none to cut at\n'),),
-        "with one worker the whole file is counted here"),
+        # its one-worker case; or, graded in a test process of some GB (forks of it cost the calling process's CPU
+        # time), the measured count in 2 workers, which takes the solution's path (a CI run at load: 0.24 s, limit 0.23)
+        ("with one worker the whole file is counted here", "the count ran here, not in the workers")),
     "file-pool-args-as-tuples": ("task4_count_pretokens_in_file_solution", ((
         "pool.map(count_chunk, [path] * len(starts), starts, ends, [special_tokens] * len(starts))",
         "pool.map(count_chunk, [(path, start, end, special_tokens) for start, end in zip(starts, ends)])"),),
