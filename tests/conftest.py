@@ -166,26 +166,19 @@ def pytest_sessionfinish(session):
             shutil.rmtree(folder, ignore_errors=True)
 
 
-# ---- the collector sees only what a test makes ----------------------------------------------------
+# ---- the collector walks less of what a test process holds ------------------------------------------------------------
 #
-# A test process holds much that lives until it ends (the modules of nbgrader, hypothesis and the course, the
-# collected tests, a module's graded class), and a full collection walks all of it: the learner code that lab 09
-# grades calls gc.collect() between its runs (some 0.1-0.5 s each in a test process, a few milliseconds in a
-# grading worker), and Python's own full collections grow with the heap too. So once the fixtures of a test in a
-# new module are built, what is alive is moved out of the collector's reach (gc.freeze; collected first, so no
-# garbage is kept): it is freed as before when its last reference goes, and only cycles made unreachable after
-# that stay until the process ends.
-_frozen_for_module: list[str] = []
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item):
-    module = item.path.name
-    if _frozen_for_module[-1:] != [module]:
-        gc.collect()
-        gc.freeze()
-        _frozen_for_module[:] = [module]
-    yield
+# A test process holds much that lives until it ends (the modules of nbgrader, hypothesis and the course, the collected
+# tests), and a full collection walks all of it: the learner code that lab 09 grades calls gc.collect() between its runs
+# (some 0.1-0.5 s each in a test process, a few milliseconds in a grading worker), and Python's own full collections grow
+# with the heap too. So once the tests are collected, what is alive is moved out of the collector's reach (gc.freeze;
+# collected first). Only then: frozen again at each module (tried), a cycle that became garbage after a freeze stayed
+# until the process ended, the test processes grew past 3 GB, and forks of them (lab 03's pools, graded in process) cost
+# the calling process CPU time enough to fail a measured check.
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session):
+    gc.collect()
+    gc.freeze()
 
 
 # ---- the lab-by-lab tests that take turns (tests/sampling.py, drawn_labs) ---------------------
