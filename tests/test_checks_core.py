@@ -763,8 +763,9 @@ def test_every_measured_call_gets_an_input_of_an_index_no_call_had():
         measured_once(measured.MeasuredGrowth, task, lambda data: data, reference=lambda data: data, small=built,
                       large=built, times=8, describe=repr, limit=20, factor=4.0, slack=0.5, timeout=30, too_slow="...")
     # Twice (visible, hidden): MeasuredMerges 1 try of 2 runs (clear of both limits), MeasuredCost 2 tries then 1,
-    # MeasuredGrowth 1 of 2 (clear).
-    assert len(seen) == 2 * 2 + 3 + 2 * 2 and len(set(seen)) == len(seen), seen
+    # MeasuredGrowth 1 of 2 (clear). A busy machine may make a run within its limit but not clear of it, and so one
+    # more try (13 for 11 once in CI): a try more is an index more, never one seen before.
+    assert len(seen) >= 2 * 2 + 3 + 2 * 2 and len(set(seen)) == len(seen), seen
 
 
 @pytest.mark.parametrize(("first", "second", "tries"), [
