@@ -623,6 +623,10 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("each range ends at the file's size in characters, as a file opened in text mode reads it (a character "
                 "outside ASCII is several bytes, and \\r\\n is read as one \\n): a range's end is a byte offset; "
                 "os.path.getsize(path) is the size in bytes")
+    if (got != expected and isinstance(args[1], list) and len(args[1]) > 1
+            and any(got == plan_with(args, 0, [token]) for token in args[1])):
+        return ("cut at one special token of the list only: every special token ends a document, and each is a safe cut; "
+                "hand find_chunk_boundaries them all, [token.encode('utf-8') for token in special_tokens]")
     if got != expected and got == plan_with(args, 1):
         return (f"more ranges than ranges_per_file ({args[2]}) per file: find_chunk_boundaries(path, ranges_per_file, "
                 "tokens) returns up to ranges_per_file + 1 boundaries, that is ranges_per_file ranges; pass ranges_per_file "
@@ -694,30 +698,34 @@ def past_the_tokens(args: tuple, expected: list) -> list[list]:
         return []
     tokens = [token.encode("utf-8") for token in special_tokens]
 
-    def moved(data: bytes, offset: int, by_the_first: bool) -> int:
+    def moved(data: bytes, offset: int, by_the_first: bool, clamped: bool) -> int:
         if offset in (0, len(data)):
             return offset
         found = [len(token) for token in tokens if data.startswith(token, offset)]
-        return min(len(data), offset + (len(tokens[0]) if by_the_first else (found or [0])[0]))
+        moved_to = offset + (len(tokens[0]) if by_the_first else (found or [0])[0])
+        return min(len(data), moved_to) if clamped else moved_to
 
     plans = []
-    for by_the_first in (False, True):
+    # by the first token listed, moved past a file's end or held at it (a longer first token than the one there)
+    for by_the_first, clamped in ((False, True), (True, True), (True, False)):
         starts, boundaries = [], []
         for label, start, end in expected:
             data = contents[int(label[6:-1])]
-            starts.append((label, moved(data, start, by_the_first), end))
-            boundaries.append((label, moved(data, start, by_the_first), moved(data, end, by_the_first)))
+            starts.append((label, moved(data, start, by_the_first, clamped), end))
+            boundaries.append((label, moved(data, start, by_the_first, clamped), moved(data, end, by_the_first, clamped)))
         for plan in (starts, boundaries):
             plans += [plan, [item for item in plan if item[1] < item[2]]]
     return plans
 
 
-def plan_with(args: tuple, more: int) -> list | None:
-    """The reference's plan of ``args`` with ``more`` ranges per file than asked for, each path shown ``paths[i]``."""
+def plan_with(args: tuple, more: int, special_tokens: list | None = None) -> list | None:
+    """The reference's plan of ``args`` with ``more`` ranges per file than asked for (and ``special_tokens`` for the
+    ones asked for, when given), each path shown ``paths[i]``."""
     import os
     import tempfile
 
-    contents, special_tokens, ranges_per_file = _contents(args[0]), args[1], args[2]
+    contents, ranges_per_file = _contents(args[0]), args[2]
+    special_tokens = args[1] if special_tokens is None else special_tokens
     if contents is None or type(special_tokens) is not list or type(ranges_per_file) is not int or ranges_per_file < 1:
         return None
     plan = []
@@ -792,7 +800,12 @@ HIDDEN_PLAN_CASES = [Case(([CorpusFile(b"a cat and the dog\n"), CorpusFile(b"b")
                      # characters of several bytes and Windows line ends: a plan that takes a file's size as text mode
                      # reads it, len(open(path).read()), ends its range early here under every seed (walk50b; only the
                      # generated files without special tokens held such characters before)
-                     Case(([CorpusFile("café\r\nnaïve 字\n".encode())], [], 2))]
+                     Case(([CorpusFile("café\r\nnaïve 字\n".encode())], [], 2)),
+                     # two special tokens, each file holding one of them alone: a plan cut at the first listed only
+                     # (special_tokens[:1]), or at any one of them, keeps a file whole here under every seed (the
+                     # generated plans held no such file under secret seed 24: tests/miss_rates.py)
+                     Case(([CorpusFile(b"one<|pad|>two<|pad|>three<|pad|>four<|pad|>five"),
+                            CorpusFile(b"six<|endoftext|>seven<|endoftext|>eight<|endoftext|>nine")], [EOT, PAD], 3))]
 
 
 def other_words(args: tuple, rng: random.Random) -> tuple:
