@@ -3108,7 +3108,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
     "split-of-empty-text-gives-no-piece", "newlines-stripped", "utf8-of-the-stripped-text", "utf8-with-line-ends-normalized",
     "split-of-the-stripped-text", "pattern-spaces-of-any-number-before-a-word",
     "pattern-lookahead-of-a-space", "pattern-contractions-without-d-and-m", "count-of-the-stripped-text",
-    "count-without-a-last-newline", "split-no-tokens-told-by-none", "split-pieces-stripped", "split-no-tokens-returns-the-text",
+    "count-without-a-last-newline", "split-no-tokens-told-by-none", "split-no-tokens-returns-the-text",
     "pretokens-flattened-with-sum",
     # the rounds from the seventh on that a list of tables left out (_round_tables finds them since; lead53)
     "split-no-tokens-no-pieces"},
@@ -3237,14 +3237,13 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "ratio-median-in-log-space", "ratio-median-of-differences", "ratio-of-sums", "ratio-of-the-first-two-labels",
         "ratio-rounded"},
     "10_distributed": {
-        "range-continuation-bytes-skipped", "tree-rounds-of-floor-log2", "plan-boundaries-two-by-two",  # novel48
+        "range-continuation-bytes-skipped", "tree-rounds-of-floor-log2",  # novel48
         "count-ranges-largest-first",
         "tree-odd-popped-from-the-callers-list", "merge-into-a-default-dict",
         "count-one-range-dropped", "merge-counts-as-floats", "merge-loops-over-the-larger",
-        "plan-ranges-per-file-as-a-total",
         "count-no-ranges-not-handled", "count-ranges-eot-only", "count-reduce-not-a-task", "count-reduced-in-a-chain",
         "count-tree-reduce-as-the-task", "merge-adds-into-left", "merge-overwrites", "merge-smaller-copied",
-        "plan-ranges-shared-across-files", "plan-tokens-as-str", "range-from-the-start",
+        "range-from-the-start",
         "range-one-byte-more", "range-whole-file", "tree-a-chain", "tree-halves-paired", "tree-odd-carried-first",
         "tree-odd-merged-into-the-last", "tree-range-past-the-end", "tree-recursive-halves", "tree-stops-at-two",
         "range-decoded-with-replace",
@@ -3252,16 +3251,16 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "count-called-then-wrapped", "count-graph-computed-before-returning", "count-no-ranges-none",
         "count-ranges-deduplicated", "count-tasks-called-with-keywords", "count-the-whole-count-as-one-task",
         "count-without-special-tokens", "merge-adds-one-per-key", "merge-keys-normalized",
-        "merge-keys-of-both-intersected", "merge-keys-of-the-larger-only", "plan-boundaries-one-more",
-        "plan-first-token-only", "plan-one-range-fewer", "plan-paths-deduplicated", "plan-tokens-as-latin-1",
+        "merge-keys-of-both-intersected", "merge-keys-of-the-larger-only",
+        "plan-paths-deduplicated", "plan-tokens-as-latin-1",
         "plan-tokens-as-latin-1-replaced", "range-decoded-ignoring-errors", "range-file-cached-by-path",
         "range-normalized-nfc", "range-normalized-nfkc", "range-read-end-bytes", "range-read-to-the-end",
         "tree-by-a-queue", "tree-odd-dropped", "tree-paired-from-the-right", "tree-pairs-reversed",
         "tree-returns-the-level",
         # walk54b's (24be25d; the generated inputs catch them, and task 3's tree has no fixed hidden case)
         "count-delayed-of-the-result", "count-leaves-reversed", "count-parts-a-generator", "count-reduce-from-an-empty-dict",
-        "merge-by-dict-union", "merge-new-keys-by-plus-equals", "plan-even-cuts-ignoring-tokens",
-        "plan-ranges-start-past-the-token", "plan-token-kept-with-the-range-before", "range-decoded-block-by-block",
+        "merge-by-dict-union", "merge-new-keys-by-plus-equals",
+        "range-decoded-block-by-block",
         "range-start-backed-to-a-character", "tree-odd-combined-with-none", "tree-one-round-then-a-chain",
         "tree-rounds-written-into-the-callers-list"}}
 

@@ -7926,3 +7926,37 @@ def test_lab10_walk54b_a_self_grade_shows_the_hint_of_a_range_decoded_in_blocks(
     assert "1 / 3" in table[row] and "UnicodeDecodeError" in table[row], table[row]
     assert "hint: the range starts and ends between characters" in table[row + 1], table
     assert not any(line.startswith("task") and "FAILED" in line for line in table[row + 1:]), table  # only task 1 lost
+
+
+# ---- labs 00 and 06, walk55: the labs worked as a new learner (issue 21's walk) ----------------------------------------
+# A flag passed where regex.split takes maxsplit (regex.split(pattern, text, regex.MULTILINE): 8 cuts) kept every point
+# of both labs' splits: no text of the tests held more than 8 special tokens; a fixed hidden case now holds 300. A set of
+# the special tokens for the sorted list kept lab 06's task 3 in one grading of three (the order of the worker's hashes);
+# a fixed hidden case of five tokens, each the start of the next, now catches it in all but one order of 120.
+WALK55_SPLITS = {
+    "00_pretokenization": ("task2_split_on_special_tokens_solution", "split_on_special_tokens",
+                           "return regex.split(pattern, text)", "check_split_on_special_tokens_properties"),
+    "06_encode_decode": ("task3_encode_text_solution", "encode_text",
+                         'pieces = regex.split("(" + "|".join(regex.escape(token) for token in longest_first) + ")", text)',
+                         "check_encode_text_properties"),
+}
+LONGEST_FIRST = "longest_first = sorted(special_tokens, key=len, reverse=True)"
+
+
+@pytest.mark.parametrize("flag", ["regex.MULTILINE", "regex.DOTALL", "regex.ASCII"])
+@pytest.mark.parametrize("lab", sorted(WALK55_SPLITS))
+def test_labs00_06_walk55_a_flag_passed_as_maxsplit_loses_the_hidden_points_with_its_hint(request, lab, flag):
+    graders, solutions = request.getfixturevalue(f"lab{lab[:2]}")
+    cell, name, line, check = WALK55_SPLITS[lab]
+    learner = variant(lab, solutions, cell, name, line, line[:-1] + f", {flag})")
+    found = failure(getattr(graders, check), learner)
+    assert "third argument is maxsplit" in found, found
+
+
+@pytest.mark.parametrize("lab", sorted(WALK55_SPLITS))
+def test_labs00_06_walk55_the_special_tokens_as_a_set_lose_the_hidden_points(request, lab):
+    graders, solutions = request.getfixturevalue(f"lab{lab[:2]}")
+    cell, name, _, check = WALK55_SPLITS[lab]
+    learner = variant(lab, solutions, cell, name, LONGEST_FIRST, "longest_first = set(special_tokens)")
+    found = failure(getattr(graders, check), learner)
+    assert "longest first" in found, found

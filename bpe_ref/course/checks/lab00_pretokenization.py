@@ -242,9 +242,38 @@ def split_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("with no special tokens there is nothing to cut at: the whole text is one piece, [text] (the empty text "
                 "too: [''])")
     return (empty_pattern_hint(args, expected, got) or unescaped_hint(args, expected, got) or order_hint(args, expected, got)
-            or case_hint(args, expected, got)
+            or case_hint(args, expected, got) or maxsplit_hint(args, expected, got)
             or " Or: ".join(hint for hint in (kept_pattern_hint(args, expected, got), one_token_at_a_time_hint(args, expected, got),
-                                              kept_tokens_hint(args, expected, got)) if hint) or None)
+                                              kept_tokens_hint(args, expected, got)) if hint)
+            or prefix_tokens_hint(args, expected, got))
+
+
+def prefix_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
+    """Special tokens of which one starts another, joined in an order of the learner's (a set's: its hashes')."""
+    text, special_tokens = args
+    if got == expected or not isinstance(got, list) or not isinstance(special_tokens, (list, tuple)):
+        return None
+    tokens = [token for token in special_tokens if isinstance(token, str)]
+    if any(a != b and b.startswith(a) for a in tokens for b in tokens):
+        return ("one special token starts another here: where two start at the same place the longer must win, and a "
+                "regex alternation takes the first that matches in the order you join them: join them sorted longest "
+                "first (a set keeps no order)")
+    return None
+
+
+def maxsplit_hint(args: tuple, expected: object, got: object) -> str | None:
+    """A split that stops after a few cuts, the rest of the text one piece: a flag passed where regex.split takes
+    maxsplit (``regex.split(pattern, text, regex.MULTILINE)`` cuts 8 times)."""
+    if not (isinstance(expected, list) and isinstance(got, list)) or not 1 < len(got) < len(expected):
+        return None
+    cuts, rest = len(got) - 1, got[-1]
+    tokens = [token for token in args[1] if isinstance(token, str) and token] if isinstance(args[1], list) else []
+    if (got[:cuts] == expected[:cuts] and isinstance(rest, str) and args[0].endswith(rest)
+            and any(token in rest for token in tokens)):  # the rest still holds special tokens, left uncut
+        return (f"the text is cut at its first {cuts} special tokens only, the rest left as one piece: regex.split's third "
+                "argument is maxsplit, so a flag passed there (regex.MULTILINE is 8) caps the cuts; pass flags by name, "
+                "flags=..., and this split needs none")
+    return None
 
 
 def kept_pattern_hint(args: tuple, expected: object, got: object) -> str | None:
@@ -363,6 +392,12 @@ HIDDEN_SPLIT_CASES = [
     # the same text with other special tokens: an answer kept from call to call by the text alone is wrong the second time
     ("a<|eot|>b<s>c", ["<|eot|>"]),
     ("a<|eot|>b<s>c", ["<s>"]),
+    # 300 special tokens: a flag passed where regex.split takes maxsplit (regex.MULTILINE, 8; ASCII, 128) stops cutting
+    # before the end (walk55: the texts of the tests held fewer than 9)
+    ("".join(f"w{i} <s>" for i in range(300)), ["<s>"]),
+    # five special tokens, each the start of the next: only the longest first cuts every one whole (a set of the tokens
+    # is in the order of their hashes, which a grading's worker draws: right in one of 120 orders)
+    ("x<a>!!!! y<a>!!! z<a>!! w<a>! v<a> u", ["<a>!!", "<a>", "<a>!!!!", "<a>!", "<a>!!!"]),
 ]
 
 # Special tokens of letters written in another case beside them ("<S>" where "<s>" is listed): ordinary text. The texts

@@ -772,7 +772,8 @@ def text_hint(args: tuple, expected: object, got: object) -> str | None:
             return ("the special tokens are gone from your tokens: regex.split drops what its pattern matches unless "
                     "the pattern is one capturing group, regex.split(f'({pattern})', text), which keeps them")
         return ("a special token came out as ordinary text: split at every special token, every occurrence of it "
-                "(no maxsplit), before pretokenizing")
+                "(no maxsplit), before pretokenizing. regex.split's third argument is maxsplit: a flag passed there "
+                "(regex.MULTILINE is 8) caps the cuts; pass flags by name, flags=..., and this split needs none")
     if got_specials != expected_specials:
         if len(set(special_tokens)) > 1 and any(a != b and a in b for a in special_tokens for b in special_tokens):
             return ("special tokens overlap here: at each place the leftmost match wins, and among matches at the same "
@@ -920,6 +921,12 @@ HIDDEN_TEXT_CASES = [
     # A blank line before a word: the pattern cuts "\n\n" into two pretokens there, which GPT-2's merge of "\n\n" must not
     # cross (an encoder that takes a piece between special tokens as one pretoken kept the points under some seeds).
     text_case("The end.\n\nOnce upon a time", []),
+    # 300 special tokens: a flag passed where regex.split takes maxsplit (regex.MULTILINE, 8; ASCII, 128) leaves the
+    # ones past the cap to the pattern, as ordinary text (walk55: the texts of the tests held fewer than 9)
+    text_case("".join(f" w{i}<s>" for i in range(300)), ["<s>"]),
+    # five special tokens, each the start of the next, each in the text: only the longest first cuts every one whole (a
+    # set of the tokens, in the order of their hashes, kept the points in one grading of three, walk55)
+    text_case("x<a>!!!! y<a>!!! z<a>!! w<a>! v<a> u", ["<a>!!", "<a>", "<a>!!!!", "<a>!", "<a>!!!"]),
 ]
 
 
