@@ -557,8 +557,8 @@ def reads_of(pid: int, keeper: int | None = None) -> Iterator[dict[str, int | No
 
     # Measured in this very process (a notebook's advice, the tests' grading in process), a child of an earlier call
     # reaped meanwhile adds what it read to this process's count: a subprocess.Popen left in a cycle is reaped by its
-    # __del__ when a collection frees it. So no automatic collection runs in the block (one did in a test process: the
-    # 718 KB a Python start reads, or MBs, counted as the learner's reads).
+    # __del__ when a collection frees it. So no automatic collection runs in the block (tests/test_trusted_sandbox.py
+    # shows a child's 3 MB counted so without it).
     here = keeper is None and str(pid).split("/")[0] == str(os.getpid())
     collecting = gc.isenabled()
     measured: dict[str, int | None] = {"bytes": None}
