@@ -1427,40 +1427,47 @@ def verify_each_worker_reads_its_chunks(learner: Callable) -> None:
     keeper, main = keeper_id(learner), process_id(learner)
     shares = []
     for method in START_METHODS:
-        data, expected = big_file(counted=True)
-        args = materialized((CorpusFile(data), [EOT], 2, TURNS, method), learner)
-        call = f"count_pretokens_in_file(<a file of {len(data)} bytes>, [{EOT!r}], 2, {TURNS}, {method!r})"
-        ended, forks, mapped = box.process_ends()[0], box.processes_started(), mapped_bytes(learner)
-        before = live_reads(keeper)
-        outcome = call_task(FILE_TASK, learner, args, with_chunks_in_turn)
-        after, ends, present = live_reads(keeper), box.process_ends(ended), set(_proc_table())
-        forks_after, mapped_after = box.processes_started(), mapped_bytes(learner)
-        measured_answer(FILE_TASK, serial_count, args, outcome, call, expected)
-        if ends is None or None in (forks, forks_after, mapped, mapped_after, *before.values(), *after.values()):
-            raise CheckFailed(f"{call}: what your processes read could not be measured from outside your code (too many "
-                              "processes ended, or one made itself unreadable, e.g. undumpable): leave the processes as "
-                              "Python starts them")
-        unseen = len(before) + forks_after - forks - len(ends[1]) - len(after)
-        if unseen > 0:
-            raise CheckFailed(f"{call}: {unseen} of your processes ended without exiting (killed by a signal, measured "
-                              "from outside your code), so what they read cannot be told: let the workers end as the "
-                              "pool's shutdown ends them (with ProcessPoolExecutor(...) as pool:)")
-        reads = {pid: counted for pid, _, _, counted in ends[1]}
-        for pid, whole in after.items():  # a live process: what it read meanwhile, less what its reaped children read
-            reaped = sum(read for child, parent, read, _ in ends[1] if parent == pid and child not in present)
-            reads[pid] = max(reads.get(pid, 0), whole - before.get(pid, 0) - reaped)
-        if mapped_after - mapped > len(data) // 4 or reads.get(main, 0) > len(data) // 4:
-            raise CheckFailed(
-                f"{call} read or mapped {max(reads.get(main, 0), mapped_after - mapped)} bytes of a file of {len(data)} "
-                "in the calling process, or mapped them in any (measured from outside your code): send each worker its "
-                "range (path, start, end) and let count_chunk read it")
-        most = max((pid for pid in reads if pid != main), key=reads.get, default=None)
-        if most is not None and reads[most] >= SHARE_MOST * len(data):
-            raise CheckFailed(
-                f"{call}: one process read {reads[most]} bytes of the file's {len(data)} (each process's reads measured "
-                "from outside your code, as it ended), where 2 workers given 16 chunks in turn read about half each: the "
-                "file was counted in one process. Map count_chunk over every chunk's range in the pool (pool.map), so "
-                "that each worker reads and counts its chunks, none the whole file")
+        # Measured again once, on a fresh file, where one process read the most: a pool's second worker started late on
+        # a busy machine, or a worker's end not yet seen as its reaper's count grew, made an honest pool's busiest
+        # process read 0.9 of the file in one CI run (a class's batch); a count in one process reads it all every time.
+        for attempt in (1, 2):
+            data, expected = big_file(counted=True)
+            args = materialized((CorpusFile(data), [EOT], 2, TURNS, method), learner)
+            call = f"count_pretokens_in_file(<a file of {len(data)} bytes>, [{EOT!r}], 2, {TURNS}, {method!r})"
+            ended, forks, mapped = box.process_ends()[0], box.processes_started(), mapped_bytes(learner)
+            before = live_reads(keeper)
+            outcome = call_task(FILE_TASK, learner, args, with_chunks_in_turn)
+            after, ends, present = live_reads(keeper), box.process_ends(ended), set(_proc_table())
+            forks_after, mapped_after = box.processes_started(), mapped_bytes(learner)
+            measured_answer(FILE_TASK, serial_count, args, outcome, call, expected)
+            if ends is None or None in (forks, forks_after, mapped, mapped_after, *before.values(), *after.values()):
+                raise CheckFailed(f"{call}: what your processes read could not be measured from outside your code (too many "
+                                  "processes ended, or one made itself unreadable, e.g. undumpable): leave the processes as "
+                                  "Python starts them")
+            unseen = len(before) + forks_after - forks - len(ends[1]) - len(after)
+            if unseen > 0:
+                raise CheckFailed(f"{call}: {unseen} of your processes ended without exiting (killed by a signal, measured "
+                                  "from outside your code), so what they read cannot be told: let the workers end as the "
+                                  "pool's shutdown ends them (with ProcessPoolExecutor(...) as pool:)")
+            reads = {pid: counted for pid, _, _, counted in ends[1]}
+            for pid, whole in after.items():  # a live process: what it read meanwhile, less what its reaped children read
+                reaped = sum(read for child, parent, read, _ in ends[1] if parent == pid and child not in present)
+                reads[pid] = max(reads.get(pid, 0), whole - before.get(pid, 0) - reaped)
+            if mapped_after - mapped > len(data) // 4 or reads.get(main, 0) > len(data) // 4:
+                raise CheckFailed(
+                    f"{call} read or mapped {max(reads.get(main, 0), mapped_after - mapped)} bytes of a file of {len(data)} "
+                    "in the calling process, or mapped them in any (measured from outside your code): send each worker its "
+                    "range (path, start, end) and let count_chunk read it")
+            most = max((pid for pid in reads if pid != main), key=reads.get, default=None)
+            if most is not None and reads[most] >= SHARE_MOST * len(data):
+                if attempt == 1:
+                    continue
+                raise CheckFailed(
+                    f"{call}: one process read {reads[most]} bytes of the file's {len(data)} (each process's reads measured "
+                    "from outside your code, as it ended), where 2 workers given 16 chunks in turn read about half each: the "
+                    "file was counted in one process. Map count_chunk over every chunk's range in the pool (pool.map), so "
+                    "that each worker reads and counts its chunks, none the whole file")
+            break
         shares.append(f"{method} {reads.get(most, 0) / len(data):.2f}")
     passed(f"count_pretokens_in_file: each worker read its chunks, the most any process read of the file: {', '.join(shares)} "
            "(measured from outside).")
