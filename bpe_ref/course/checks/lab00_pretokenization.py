@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import string
 from collections.abc import Callable
 
 from hypothesis import strategies as st
@@ -442,7 +443,7 @@ SPLIT = TaskGraders(
     max_examples=150,  # at 100, with the branch above, the others were drawn too seldom (section 27 of the red team)
     hidden_cases=HIDDEN_SPLIT_CASES,
     hidden_vary=renamed_letters,
-    hidden_then=verify_tokens_as_written,
+    hidden_then=lambda learner: verify_split_last(learner),  # defined with task 3's measured texts, below
 )
 
 # ---- task 3: pretokenize with the GPT-2 pattern ----------------------------------------------
@@ -501,11 +502,19 @@ GROWTH_LIMIT, GROWTH_FACTOR, GROWTH_SLACK, GROWTH_TIMEOUT = 16.0, 8.0, 0.05, 5.0
 # sum(lists, []) and pretokens = pretokens + ... stopped at their first try past 1.0 s (stop_at of the bound).
 
 
-def measured_text(index: int, pieces: int, task: str = "pretokenize") -> tuple[str, list[str]]:
+def measured_text(index: int, pieces: int, task: str = "pretokenize", fresh: float = 0.0) -> tuple[str, list[str]]:
     """A text of ``pieces`` pieces of :data:`MEASURED_WORDS` words each (drawn from the grading's seed, a fresh text for
-    each measured call: ``index``), <|endoftext|> between them, and the special tokens it is split on."""
+    each measured call: ``index``), <|endoftext|> between them, and the special tokens it is split on. A share ``fresh``
+    of the words are 4 to 9 random lowercase letters after a space (nearly all distinct), the others are drawn from
+    :data:`MEASURED_VOCABULARY`."""
     rng = measured.measured_random(f"00_pretokenization:{task}:{pieces}:{index}")
-    return EOT.join("".join(rng.choices(MEASURED_VOCABULARY, k=MEASURED_WORDS)) for _ in range(pieces)), [EOT]
+
+    def word() -> str:
+        if fresh and rng.random() < fresh:
+            return " " + "".join(rng.choices(string.ascii_lowercase, k=rng.randint(4, 9)))
+        return rng.choice(MEASURED_VOCABULARY)
+
+    return EOT.join("".join(word() for _ in range(MEASURED_WORDS)) for _ in range(pieces)), [EOT]
 
 
 GATHERED_LINEARLY = measured.MeasuredGrowth(
@@ -521,6 +530,35 @@ GATHERED_LINEARLY = measured.MeasuredGrowth(
     said=lambda growth, name: f"{name}: its CPU time from {MEASURED_PIECES:,} pieces to "
                               f"{MEASURED_PIECES * GROWTH_TIMES:,} grows as a linear method's does (measured from outside "
                               "your code).")
+
+
+# ---- task 2's cost: the pieces cut in time linear in the text ------------------------------------------------------
+# A split that finds the first special token, keeps the piece before it and goes on with the rest (text = text[end:])
+# returns the right pieces, copying what is left of the text at each special token: time quadratic in the text, which no
+# answer shows (walk55; in process, a text of 16,000 pieces took 0.12 s, of 32,000 (1 MB) 0.50 s, the reference 0.005 and
+# 0.011 s). So task 2's hidden test ends by measuring its growth from SPLIT_PIECES pieces of task 3's measured texts to
+# GROWTH_TIMES as many, with task 3's bounds but a larger slack: the pieces cross to the grading worker and back, 2 MB.
+SPLIT_PIECES, SPLIT_SLACK = 6_000, 0.2
+CUT_LINEARLY = measured.MeasuredGrowth(
+    task=SPLIT_TASK, reference=split_on_special_tokens,
+    small=lambda index: measured_text(index, SPLIT_PIECES, "split_on_special_tokens"),
+    large=lambda index: measured_text(index, SPLIT_PIECES * GROWTH_TIMES, "split_on_special_tokens"), times=GROWTH_TIMES,
+    describe=lambda args: f"<a text of {args[0].count(EOT) + 1:,} pieces of {MEASURED_WORDS} words, <|endoftext|> between "
+                          f"them>, {args[1]!r}",
+    limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=SPLIT_SLACK, timeout=GROWTH_TIMEOUT,
+    too_slow="walk the text once, keeping a position (text.find(token, start), or regex.split cutting it all): going on "
+             "with the rest of the text (text = text[end:]) copies all that is left at each special token, time "
+             "quadratic in the text",
+    said=lambda growth, name: f"{name}: its CPU time from {SPLIT_PIECES:,} pieces to {SPLIT_PIECES * GROWTH_TIMES:,} grows "
+                              "as a linear method's does (measured from outside your code).")
+
+
+def verify_split_last(learner: Callable) -> None:
+    """Task 2's hidden test, last: the special tokens as written (:func:`verify_tokens_as_written`), then the growth of
+    its CPU time measured from outside the learner's code (:data:`CUT_LINEARLY`): a split that goes on with a copy of
+    the rest of the text is right and quadratic."""
+    verify_tokens_as_written(learner)
+    CUT_LINEARLY.verify(learner)
 
 
 def verify_pretokens_gathered_linearly(learner: Callable) -> None:
@@ -605,16 +643,21 @@ COUNT_TASK = Task("count_pretokens", ("text", "special_tokens"), what="a dict ma
 # (the hidden texts are short). So the hidden test ends by measuring, from outside the learner's code, how its CPU time
 # grows from a text of COUNT_PIECES pieces (MEASURED_WORDS words each) to one GROWTH_TIMES as long, as task 3's does
 # (its bounds). A quarter of task 3's pieces: a linear count costs about 0.01 s on the long text, the reference's too,
-# where list.count's costs seconds (stopped at the bound, stop_at).
-COUNT_PIECES = MEASURED_PIECES // 4
+# where list.count's costs seconds (stopped at the bound, stop_at). Three words in four are fresh (COUNT_FRESH): a count
+# that builds a new dict at each pretoken (counts = counts | {key: ...}, walk55) copies every distinct pretoken so far,
+# quadratic in them, and the 12 words of MEASURED_VOCABULARY alone kept it cheap (in process, 4,000 pieces half fresh:
+# 0.82 s, the reference 0.02 s).
+COUNT_PIECES, COUNT_FRESH = MEASURED_PIECES // 4, 0.75
 COUNTED_LINEARLY = measured.MeasuredGrowth(
-    task=COUNT_TASK, reference=count_pretokens, small=lambda index: measured_text(index, COUNT_PIECES, "count_pretokens"),
-    large=lambda index: measured_text(index, COUNT_PIECES * GROWTH_TIMES, "count_pretokens"), times=GROWTH_TIMES,
-    describe=lambda args: f"<a text of {args[0].count(EOT) + 1:,} pieces of {MEASURED_WORDS} words, <|endoftext|> between "
-                          f"them>, {args[1]!r}",
+    task=COUNT_TASK, reference=count_pretokens,
+    small=lambda index: measured_text(index, COUNT_PIECES, "count_pretokens", COUNT_FRESH),
+    large=lambda index: measured_text(index, COUNT_PIECES * GROWTH_TIMES, "count_pretokens", COUNT_FRESH), times=GROWTH_TIMES,
+    describe=lambda args: f"<a text of {args[0].count(EOT) + 1:,} pieces of {MEASURED_WORDS} words, most of them distinct, "
+                          f"<|endoftext|> between them>, {args[1]!r}",
     limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
-    too_slow="count each pretoken as you come to it (counts[key] = counts.get(key, 0) + 1, or a Counter): "
-             "pretokens.count(pretoken) for each pretoken walks the whole list every time, time quadratic in the text",
+    too_slow="count each pretoken as you come to it, in one dict (counts[key] = counts.get(key, 0) + 1, or a Counter): "
+             "pretokens.count(pretoken) for each pretoken walks the whole list every time, and a new dict for each "
+             "pretoken (counts = counts | {...}) copies every distinct pretoken so far, time quadratic in the text",
     said=lambda growth, name: f"{name}: its CPU time from {COUNT_PIECES:,} pieces to {COUNT_PIECES * GROWTH_TIMES:,} grows "
                               "as a linear method's does (measured from outside your code).")
 
