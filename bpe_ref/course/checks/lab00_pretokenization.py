@@ -493,6 +493,9 @@ PRETOKENIZE_CASES = [
 MEASURED_PIECES, GROWTH_TIMES, MEASURED_WORDS = 2_000, 8, 8
 MEASURED_VOCABULARY = ["a", " the", " cat", " sat", " 42", "!", "'s", " on", " mat", ".", "\n", " é"]
 GROWTH_LIMIT, GROWTH_FACTOR, GROWTH_SLACK, GROWTH_TIMEOUT = 16.0, 8.0, 0.05, 5.0
+# Each check's sizes grow by a factor drawn from the grading's seed between 1 and SIZE_SPREAD (measured.MeasuredGrowth's
+# spread): of fixed sizes, a crafted split answered the two measured texts (text.count(EOT) in (5_999, 47_999)) another way.
+SIZE_SPREAD = 2.0
 # A linear method grows about 8 times (the short call's 0.01-0.02 s counts as 0.05 s, so 2 here, up to 8 where it costs
 # more), a quadratic one about 64 (in process, load 13: sum 0.024 s on 2,000 pieces, 1.55 s on 16,000, the reference
 # 0.033 s, the solution 0.073 s). Either call may cost 0.05 s + 8 times the reference's on the long text (its regex
@@ -518,8 +521,10 @@ def measured_text(index: int, pieces: int, task: str = "pretokenize", fresh: flo
 
 
 GATHERED_LINEARLY = measured.MeasuredGrowth(
-    task=PRETOKENIZE_TASK, reference=pretokenize, small=lambda index: measured_text(index, MEASURED_PIECES),
-    large=lambda index: measured_text(index, MEASURED_PIECES * GROWTH_TIMES), times=GROWTH_TIMES,
+    task=PRETOKENIZE_TASK, reference=pretokenize,
+    small=lambda index, scale: measured_text(index, round(MEASURED_PIECES * scale)),
+    large=lambda index, scale: measured_text(index, round(MEASURED_PIECES * scale) * GROWTH_TIMES), times=GROWTH_TIMES,
+    spread=SIZE_SPREAD,
     describe=lambda args: f"<a text of {args[0].count(EOT) + 1:,} pieces of {MEASURED_WORDS} words, <|endoftext|> between "
                           f"them>, {args[1]!r}",
     limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
@@ -527,9 +532,9 @@ GATHERED_LINEARLY = measured.MeasuredGrowth(
              "sum(lists, []), like pretokens = pretokens + more, copies everything gathered so far at each piece, "
              "time quadratic in the number of pieces",
     # no figures: a graded notebook's output is the same from one grading to the next
-    said=lambda growth, name: f"{name}: its CPU time from {MEASURED_PIECES:,} pieces to "
-                              f"{MEASURED_PIECES * GROWTH_TIMES:,} grows as a linear method's does (measured from outside "
-                              "your code).")
+    said=lambda growth, name: f"{name}: its CPU time from {MEASURED_PIECES:,} to {SIZE_SPREAD * MEASURED_PIECES:,.0f} "
+                              f"pieces (drawn) to {GROWTH_TIMES} times as many grows as a linear method's does (measured "
+                              "from outside your code).")
 
 
 # ---- task 2's cost: the pieces cut in time linear in the text ------------------------------------------------------
@@ -541,16 +546,18 @@ GATHERED_LINEARLY = measured.MeasuredGrowth(
 SPLIT_PIECES, SPLIT_SLACK = 6_000, 0.2
 CUT_LINEARLY = measured.MeasuredGrowth(
     task=SPLIT_TASK, reference=split_on_special_tokens,
-    small=lambda index: measured_text(index, SPLIT_PIECES, "split_on_special_tokens"),
-    large=lambda index: measured_text(index, SPLIT_PIECES * GROWTH_TIMES, "split_on_special_tokens"), times=GROWTH_TIMES,
+    small=lambda index, scale: measured_text(index, round(SPLIT_PIECES * scale), "split_on_special_tokens"),
+    large=lambda index, scale: measured_text(index, round(SPLIT_PIECES * scale) * GROWTH_TIMES, "split_on_special_tokens"),
+    times=GROWTH_TIMES, spread=SIZE_SPREAD,
     describe=lambda args: f"<a text of {args[0].count(EOT) + 1:,} pieces of {MEASURED_WORDS} words, <|endoftext|> between "
                           f"them>, {args[1]!r}",
     limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=SPLIT_SLACK, timeout=GROWTH_TIMEOUT,
     too_slow="walk the text once, keeping a position (text.find(token, start), or regex.split cutting it all): going on "
              "with the rest of the text (text = text[end:]) copies all that is left at each special token, time "
              "quadratic in the text",
-    said=lambda growth, name: f"{name}: its CPU time from {SPLIT_PIECES:,} pieces to {SPLIT_PIECES * GROWTH_TIMES:,} grows "
-                              "as a linear method's does (measured from outside your code).")
+    said=lambda growth, name: f"{name}: its CPU time from {SPLIT_PIECES:,} to {SIZE_SPREAD * SPLIT_PIECES:,.0f} pieces "
+                              f"(drawn) to {GROWTH_TIMES} times as many grows as a linear method's does (measured from "
+                              "outside your code).")
 
 
 def verify_split_last(learner: Callable) -> None:
@@ -650,16 +657,19 @@ COUNT_TASK = Task("count_pretokens", ("text", "special_tokens"), what="a dict ma
 COUNT_PIECES, COUNT_FRESH = MEASURED_PIECES // 4, 0.75
 COUNTED_LINEARLY = measured.MeasuredGrowth(
     task=COUNT_TASK, reference=count_pretokens,
-    small=lambda index: measured_text(index, COUNT_PIECES, "count_pretokens", COUNT_FRESH),
-    large=lambda index: measured_text(index, COUNT_PIECES * GROWTH_TIMES, "count_pretokens", COUNT_FRESH), times=GROWTH_TIMES,
+    small=lambda index, scale: measured_text(index, round(COUNT_PIECES * scale), "count_pretokens", COUNT_FRESH),
+    large=lambda index, scale: measured_text(index, round(COUNT_PIECES * scale) * GROWTH_TIMES, "count_pretokens",
+                                             COUNT_FRESH),
+    times=GROWTH_TIMES, spread=SIZE_SPREAD,
     describe=lambda args: f"<a text of {args[0].count(EOT) + 1:,} pieces of {MEASURED_WORDS} words, most of them distinct, "
                           f"<|endoftext|> between them>, {args[1]!r}",
     limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
     too_slow="count each pretoken as you come to it, in one dict (counts[key] = counts.get(key, 0) + 1, or a Counter): "
              "pretokens.count(pretoken) for each pretoken walks the whole list every time, and a new dict for each "
              "pretoken (counts = counts | {...}) copies every distinct pretoken so far, time quadratic in the text",
-    said=lambda growth, name: f"{name}: its CPU time from {COUNT_PIECES:,} pieces to {COUNT_PIECES * GROWTH_TIMES:,} grows "
-                              "as a linear method's does (measured from outside your code).")
+    said=lambda growth, name: f"{name}: its CPU time from {COUNT_PIECES:,} to {SIZE_SPREAD * COUNT_PIECES:,.0f} pieces "
+                              f"(drawn) to {GROWTH_TIMES} times as many grows as a linear method's does (measured from "
+                              "outside your code).")
 
 
 def verify_pretokens_counted_linearly(learner: Callable) -> None:

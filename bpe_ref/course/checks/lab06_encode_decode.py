@@ -12,6 +12,7 @@ apply, and the ranks keep their values), so the answer is the one the full table
 from __future__ import annotations
 
 import codecs
+import itertools
 import random
 import unicodedata
 from collections.abc import Callable
@@ -1004,33 +1005,49 @@ def as_written_texts(draw) -> tuple[str, dict[Pair, int], list[str]]:
 # all it holds so far at each pretoken: time quadratic in the text, which no answer shows (the other texts are short).
 # In process: 5,000 pretokens of 1 to 4 letters (2.7 tokens each) took 0.084 s, 40,000 took 11.2 s, the reference 0.022
 # and 0.14 s. So the hidden test ends by measuring, from outside the learner's code, how its CPU time grows from
-# TEXT_PRETOKENS pretokens to TEXT_TIMES times as many (words of the letters abcd, <|endoftext|> after every 8th), with
-# the 16 merges of two of those letters (encode_pretoken is the reference's while task 3 is graded).
-TEXT_PRETOKENS, TEXT_TIMES, TEXT_WORDS = 5_000, 8, 8
+# TEXT_PRETOKENS pretokens or more (up to SIZE_SPREAD times as many, drawn: measured.MeasuredGrowth's spread) to TEXT_TIMES
+# times as many: words of four letters drawn, <|endoftext|> after 1 to 15 of them, with the 16 merges of two of those
+# letters among up to 100 merges of others (encode_pretoken is the reference's while task 3 is graded). Of fixed sizes and
+# shapes, a crafted encode_text kept tokens = tokens + ... and took another way where len(ranks) == 16 (walk55's red team).
+TEXT_PRETOKENS, TEXT_TIMES, SIZE_SPREAD = 5_000, 8, 2.0
 TEXT_LIMIT, TEXT_FACTOR, TEXT_SLACK, TEXT_SECONDS = 16.0, 8.0, 0.1, 5.0
-TEXT_RANKS = merge_ranks([(bytes([x]), bytes([y])) for x in b"abcd" for y in b"abcd"])
 
 
 def measured_text_input(index: int, pretokens: int) -> tuple[str, dict[Pair, int], list[str]]:
-    """A text of ``pretokens`` words of 1 to 4 of the letters ``abcd`` (each after a space), <|endoftext|> after every
-    :data:`TEXT_WORDS` words, drawn from the grading's seed (a fresh text for each measured call: ``index``), with
-    :data:`TEXT_RANKS` and the special token."""
+    """A text of ``pretokens`` words of 1 to 4 of four letters (each after a space), <|endoftext|> after every 1 to 15
+    words, with the 16 merges of two of those letters and up to 100 of other letters in a shuffled rank order, drawn from
+    the grading's seed (a fresh text for each measured call: ``index``), and the special token."""
     rng = measured.measured_random(f"06_encode_decode:encode_text:{pretokens}:{index}")
-    pieces = ("".join(" " + "".join(rng.choices("abcd", k=rng.randint(1, 4))) for _ in range(TEXT_WORDS))
-              for _ in range(pretokens // TEXT_WORDS))
-    return EOT.join(pieces), dict(TEXT_RANKS), [EOT]
+    letters = rng.sample("abcdefghijklmnopqrstuvwxyz", 4)
+    others = [bytes([x]) for x in b"abcdefghijklmnopqrstuvwxyz" if chr(x) not in letters]
+    merges = [(x.encode(), y.encode()) for x in letters for y in letters]
+    merges += rng.sample([(x, y) for x in others for y in others], rng.randint(0, 100))
+    rng.shuffle(merges)
+    words = [" " + "".join(rng.choices(letters, k=rng.randint(1, 4))) for _ in range(pretokens)]
+    cuts = itertools.accumulate(rng.randint(1, 15) for _ in range(pretokens))
+    pieces, start = [], 0
+    for end in cuts:
+        if end >= pretokens:
+            break
+        pieces.append("".join(words[start:end]))
+        start = end
+    pieces.append("".join(words[start:]))
+    return EOT.join(pieces), merge_ranks(merges), [EOT]
 
 
 TOKENS_GATHERED_LINEARLY = measured.MeasuredGrowth(
-    task=ENCODE_TEXT_TASK, reference=encode_text, small=lambda index: measured_text_input(index, TEXT_PRETOKENS),
-    large=lambda index: measured_text_input(index, TEXT_PRETOKENS * TEXT_TIMES), times=TEXT_TIMES,
-    describe=lambda args: f"<a text of {args[0].count(' '):,} words of abcd, <|endoftext|> after every {TEXT_WORDS}>, "
-                          f"<the {len(args[1])} merges of two of those letters>, {args[2]!r}",
+    task=ENCODE_TEXT_TASK, reference=encode_text,
+    small=lambda index, scale: measured_text_input(index, round(TEXT_PRETOKENS * scale)),
+    large=lambda index, scale: measured_text_input(index, round(TEXT_PRETOKENS * scale) * TEXT_TIMES), times=TEXT_TIMES,
+    spread=SIZE_SPREAD,
+    describe=lambda args: f"<a text of {args[0].count(' '):,} words of four letters, <|endoftext|> now and then>, "
+                          f"<{len(args[1])} merges, 16 of them of two of those letters>, {args[2]!r}",
     limit=TEXT_LIMIT, factor=TEXT_FACTOR, slack=TEXT_SLACK, timeout=TEXT_SECONDS,
     too_slow="gather the tokens into one list as you go (tokens += ..., extend, append): tokens = tokens + more copies "
              "every token gathered so far at each pretoken, time quadratic in the text",
-    said=lambda growth, name: f"{name}: its CPU time from {TEXT_PRETOKENS:,} pretokens to {TEXT_PRETOKENS * TEXT_TIMES:,} "
-                              "grows as a linear method's does (measured from outside your code).")
+    said=lambda growth, name: f"{name}: its CPU time from {TEXT_PRETOKENS:,} to {SIZE_SPREAD * TEXT_PRETOKENS:,.0f} "
+                              f"pretokens (drawn) to {TEXT_TIMES} times as many grows as a linear method's does (measured "
+                              "from outside your code).")
 
 
 def gives_tiktoken_tokens(learner: Callable) -> None:
@@ -1314,8 +1331,11 @@ def decode_inputs(draw) -> tuple[list[int], bytes, list[int]]:
 # 200,000 ids of GPT-2's arena took 3.5-3.7 s of CPU (either form), the reference 0.11 s; 50,000 ids 0.25-0.28 s against
 # 0.024 s (too close for a check under load: the round of novel49 left it out at that size). So the hidden test ends by
 # measuring, from outside the learner's code, how its CPU time grows from DECODE_IDS ids to DECODE_TIMES times as many,
-# over an arena of DECODE_ARENA_TOKENS tokens of 1 to 12 bytes (GPT-2's average is 6.4), drawn from the grading's seed.
-DECODE_IDS, DECODE_TIMES, DECODE_ARENA_TOKENS = 20_000, 10, 4_096
+# over an arena of 2,048 to 8,192 tokens (DECODE_ARENA_TOKENS) of 1 to 12 bytes (GPT-2's average is 6.4), drawn from
+# the grading's seed, as the number of ids (DECODE_IDS or more, up to SIZE_SPREAD times: measured.MeasuredGrowth's
+# spread). Of fixed sizes, a crafted decoder kept out += piece and joined once where len(ids) in (20_000, 200_000), or
+# where len(offsets) == 4097 (walk55's red team).
+DECODE_IDS, DECODE_TIMES, DECODE_ARENA_TOKENS = 20_000, 10, (2_048, 8_192)
 DECODE_LIMIT, DECODE_FACTOR, DECODE_SLACK, DECODE_SECONDS = 25.0, 8.0, 0.1, 5.0
 
 
@@ -1323,21 +1343,25 @@ def measured_decode_input(index: int, count: int) -> tuple[list[int], bytes, lis
     """``count`` ids drawn from an arena of :data:`DECODE_ARENA_TOKENS` tokens (every id a token), the arena and the ids
     drawn from the grading's seed (a fresh input for each measured call: ``index``)."""
     rng = measured.measured_random(f"06_encode_decode:decode_with_arena:{count}:{index}")
-    buffer, offsets = build_arena({i: rng.randbytes(rng.randint(1, 12)) for i in range(DECODE_ARENA_TOKENS)})
-    return rng.choices(range(DECODE_ARENA_TOKENS), k=count), buffer, offsets
+    size = rng.randint(*DECODE_ARENA_TOKENS)
+    buffer, offsets = build_arena({i: rng.randbytes(rng.randint(1, 12)) for i in range(size)})
+    return rng.choices(range(size), k=count), buffer, offsets
 
 
 DECODED_LINEARLY = measured.MeasuredGrowth(
-    task=DECODE_TASK, reference=decode_with_arena, small=lambda index: measured_decode_input(index, DECODE_IDS),
-    large=lambda index: measured_decode_input(index, DECODE_IDS * DECODE_TIMES), times=DECODE_TIMES,
+    task=DECODE_TASK, reference=decode_with_arena,
+    small=lambda index, scale: measured_decode_input(index, round(DECODE_IDS * scale)),
+    large=lambda index, scale: measured_decode_input(index, round(DECODE_IDS * scale) * DECODE_TIMES), times=DECODE_TIMES,
+    spread=SIZE_SPREAD,
     describe=lambda args: f"<{len(args[0]):,} ids>, <an arena of {len(args[2]) - 1:,} tokens of 1 to 12 bytes: buffer>, "
                           "<its offsets>",
     limit=DECODE_LIMIT, factor=DECODE_FACTOR, slack=DECODE_SLACK, timeout=DECODE_SECONDS,
     too_slow="gather the tokens' bytes and join them once (a list of pieces, then b''.join, or one bytearray extended): "
              "out = out + piece, like out += piece on bytes, copies every byte gathered so far at each id, time "
              "quadratic in the ids",
-    said=lambda growth, name: f"{name}: its CPU time from {DECODE_IDS:,} ids to {DECODE_IDS * DECODE_TIMES:,} grows as a "
-                              "linear method's does (measured from outside your code).")
+    said=lambda growth, name: f"{name}: its CPU time from {DECODE_IDS:,} to {SIZE_SPREAD * DECODE_IDS:,.0f} ids (drawn) "
+                              f"to {DECODE_TIMES} times as many grows as a linear method's does (measured from outside "
+                              "your code).")
 
 
 def verify_decode_hidden(learner: Callable) -> None:

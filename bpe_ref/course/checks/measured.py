@@ -46,6 +46,7 @@ CLEAR_RATIO, CLEAR_COST = 0.5, 2 / 3  # but a first try passes alone with its ra
 # for 3 on 250 merges (13 for 2.5 and 10 times on 1,500); its V4 0.00-0.24 and 1.2-2.0 times (about 0.5 and 1.1 on
 # 1,500): honest work mostly passes so, saving a try (about 8 s of lab 04's grading)
 FRESH = itertools.count()  # the index of the next measured call's input in this process: no two calls share one
+SCALES = itertools.count()  # the index of the next drawn scale of a MeasuredGrowth's sizes (its spread)
 STOP_MARGIN, STOP_SLACK = 1.5, 0.5  # a measured call is stopped past 1.5 times the most CPU time that could pass, plus 0.5 s
 MERGE_FACTOR, MERGE_SLACK = 3.0, 0.15  # a trainer's measured runs may cost 0.15 s (the worker decoding the corpus) + 3
 # times the reference's. Fastest of 2-3 tries over the reference's, load 10-16: honest work 1.0 to 2.4 (lab 04's V4
@@ -478,22 +479,35 @@ class MeasuredGrowth(Measured):
     each on fresh inputs), both calls returning the reference's answer; a call that does not finish within ``timeout``
     seconds fails at once. A method linear in the input grows about ``times`` times, a quadratic one about ``times``
     squared; the reference's cost bounds what a padded short call can hide. ``describe(args)`` names an input in
-    messages. The reference warms up on the long input."""
+    messages. The reference warms up on the long input.
 
-    small: Callable[[int], tuple]
-    large: Callable[[int], tuple]
+    With ``spread`` above 1 the builders take ``(index, scale)``: each check draws one ``scale`` from the grading's
+    secret seed, log-uniform between 1 and ``spread``, and both inputs of every try grow by it, so that the measured
+    sizes are not known in advance. Of fixed sizes, a crafted submission kept a quadratic method and answered the two
+    measured sizes (``len(ids) in (20_000, 200_000)``) another way (the red team of walk55's checks). Drawn once per check,
+    not per try, so that each call's fastest try is of one size. The reference then warms up on no input: its cost is
+    the fastest of its runs on the drawn sizes."""
+
+    small: Callable[..., tuple]
+    large: Callable[..., tuple]
     times: int
     describe: Callable[[tuple], str]
     limit: float
     warm_up: int = 2
+    spread: float = 1.0
 
     def warm(self) -> None:
+        if self.spread > 1:  # the measured sizes are drawn when measured: a run on another size would set no bar
+            return
         long_input = self.large(0)
         reference_runs(self.reference, long_input, self.describe(long_input), self.warm_up)
 
     def measure(self, task: Task, learner: Callable) -> CallGrowth | None:
         task, learner = with_timeout(task, learner, self.timeout)
         limit, factor, slack, times, too_slow = self.limit, self.factor, self.slack, self.times, self.too_slow
+        scaled: tuple = ()
+        if self.spread > 1:
+            scaled = (self.spread ** measured_random(f"{task.name}:scale:{next(SCALES)}").random(),)
         shown = {}  # each size's input as messages name it (every try's inputs have the same shapes)
         fastest_reference = [float("inf")]
 
@@ -501,7 +515,7 @@ class MeasuredGrowth(Measured):
             return slack + factor * fastest_reference[0]
 
         def run_pair() -> list[float]:
-            inputs = {"small": self.small(next(FRESH)), "large": self.large(next(FRESH))}
+            inputs = {"small": self.small(next(FRESH), *scaled), "large": self.large(next(FRESH), *scaled)}
             shown.update((size, self.describe(args)) for size, args in inputs.items())
             expected = {"small": reference_cost(self.reference, inputs["small"], shown["small"])[1]}
             fastest_reference[0], expected["large"] = reference_cost(self.reference, inputs["large"], shown["large"])
