@@ -921,3 +921,27 @@ def test_the_same_wrong_answer_twice_is_not_taken_for_a_carried_one():
     wrong = {(b"a", b"b"): shared, (b"b", b"c"): shared}
     assert carried(wrong, {(b"a", b"b"): {1}, (b"b", b"c"): {2}}, dict(wrong)) is False
     assert carried({(b"a", b"b"): {1}}, {(b"b", b"c"): {2}}, {(b"a", b"b"): {1}, (b"b", b"c"): {2}}) is True
+
+
+def test_a_measured_check_with_a_spread_draws_one_size_a_check_unknown_in_advance():
+    """With ``spread`` above 1, a MeasuredGrowth or MeasuredCost check draws one scale from the grading's seed (between 1
+    and the spread) and builds every input of its tries with it, the short and the long alike; the next check draws
+    another. Of fixed sizes, a crafted submission told the measured calls by their length and answered them another way
+    (walk55's red team: ``len(ids) in (20_000, 200_000)`` kept a quadratic decoder's points)."""
+    measured = load_graders("06_encode_decode").measured
+    task = measured.Task("identity", ("data",))
+    scales: list[list[float]] = []
+
+    def built(index: int, scale: float) -> tuple:
+        scales[-1].append(scale)
+        return (index,)
+
+    for kind, declared in [(measured.MeasuredGrowth, {"small": built, "large": built, "times": 8, "describe": repr,
+                                                      "limit": 20}),
+                           (measured.MeasuredCost, {"build": built, "shape": "<an index>"})] * 2:
+        scales.append([])
+        assert measured_once(kind, task, lambda data: data, reference=lambda data: data, spread=2.0, factor=4.0,
+                             slack=0.5, timeout=30, too_slow="...", **declared) is not None
+        assert len(scales[-1]) >= 1 and len(set(scales[-1])) == 1 and 1 <= scales[-1][0] < 2, scales
+    drawn = [check[0] for check in scales]
+    assert len(set(drawn)) == len(drawn), drawn

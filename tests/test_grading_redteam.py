@@ -3143,6 +3143,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "merge-in-place-over-a-fixed-range", "train-best-before-the-stop"},
     # (lab 01: train's fixed case of the fourteenth round, novel41, catches 3 of its mistakes that were listed here)
     "03_parallel": {  # the mistakes graded in worker pools (POOLS_ROUND4) are left out of the set (below)
+        "range-read-one-byte-on",  # walk56's (generated inputs)
         "file-serial-decoded-with-replace",
         "chunk-cached-by-range", "chunk-decoded-block-by-block", "chunk-drops-a-token-at-its-start",
         "find-guess-after-the-last-boundary", "find-offset-in-characters", "merge-first-chunk-twice", "merge-starts-from-the-first-chunk",
@@ -3195,6 +3196,8 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "decoded-tokens-kept-by-id"},  # walk55's (the generated inputs: a second arena with the same ids)
     # (merge_all's fixed cases, novel40's, catch 11 of its mistakes that were listed here; novel44's, 3 more)
     "07_heap_encoding": {
+        "merge-all-heap-built-again",  # walk56's (generated inputs)
+        "first-heap-sorted-after-each-entry", "first-heap-heapified-after-each-entry",  # walk56's (the measured cost)
         "first-heap-in-a-default-list", "first-heap-positions-by-list-index", "merge-new-pairs-of-lower-rank-dropped",
         "encode-invalid-bytes-dropped", "entries-position-first", "first-last-pair-missed",
         "first-range-past-the-end", "first-rank-zero-dropped", "first-unheapified", "list-pop-for-heappop",
@@ -11306,3 +11309,51 @@ def test_a_process_whose_main_thread_ended_is_killed_and_counted_when_its_gradin
     assert not alive, f"process {lingering} outlived its grading"
     if report.get("left_session") is not None:
         assert report["left_session"] >= 1, report
+
+
+# ---- 125. walk55's red team: the measured inputs told apart by their size or shape ------------------------------------
+#
+# Lab 00's and lab 06's growth checks measured inputs of fixed sizes and shapes (commit 8f8e0fa). A crafted submission
+# kept each quadratic method of walk55 and answered those inputs another way, with full points in self-grade and in a
+# class, unflagged: text.count(EOT) in (5_999, 47_999) for the split, in (499, 3_999) for the count, len(ranks) == 16 for
+# encode_text, len(ids) in (20_000, 200_000) (or len(offsets) == 4097) for the decoder. The sizes now grow by a scale drawn
+# from the grading's seed (measured.MeasuredGrowth's spread), lab 06's letters, merges and arenas are drawn too: each such
+# submission meets its quadratic method on the measured inputs. (A submission that reads the graders can still go
+# linear on the ranges they draw: from the short input's size to 20 times it, which is a linear method's work.)
+SPLIT_LOOP = ("    pieces = []\n    while True:\n        best = None\n        for token in longest_first:\n"
+              "            i = text.find(token)\n            if i != -1 and (best is None or i < best[0]):\n"
+              "                best = (i, token)\n        if best is None:\n            pieces.append(text)\n"
+              "            return pieces\n        i, token = best\n        pieces.append(text[:i])\n"
+              "        text = text[i + len(token):]\n")
+SIZE_TOLD = {
+    ("00_pretokenization", "split-on-the-old-measured-sizes"): ("task2_split_on_special_tokens_solution", ((
+        '    return regex.split(pattern, text)\n',
+        '    if special_tokens == [EOT] and text.count(EOT) in (5_999, 47_999):\n        return regex.split(pattern, text)\n'
+        + SPLIT_LOOP),)),
+    ("00_pretokenization", "count-on-the-old-measured-sizes"): ("task4_count_pretokens_solution", ((
+        "        counts[key] = counts.get(key, 0) + 1\n",
+        "        if text.count(EOT) in (499, 3_999):\n            counts[key] = counts.get(key, 0) + 1\n"
+        "        else:\n            counts = counts | {key: counts.get(key, 0) + 1}\n"),)),
+    ("06_encode_decode", "text-on-the-old-measured-shape"): ("task3_encode_text_solution", ((
+        "            tokens += encode_pretoken(pretoken.encode(\"utf-8\"), ranks)\n",
+        "            if len(ranks) == 16 and len(text) > 10_000:\n"
+        "                tokens += encode_pretoken(pretoken.encode(\"utf-8\"), ranks)\n"
+        "            else:\n                tokens = tokens + encode_pretoken(pretoken.encode(\"utf-8\"), ranks)\n"),)),
+    ("06_encode_decode", "decode-on-the-old-measured-sizes"): ("task5_decode_with_arena_solution", (
+        ("    pieces = []\n", "    pieces, out = [], b''\n"),
+        ("        pieces.append(buffer[offsets[token_id] : offsets[token_id + 1]])\n",
+         "        if len(ids) in (20_000, 200_000) or len(offsets) == 4097:\n"
+         "            pieces.append(buffer[offsets[token_id] : offsets[token_id + 1]])\n"
+         "        else:\n            out += buffer[offsets[token_id] : offsets[token_id + 1]]\n"),
+        ('    return b"".join(pieces)', '    return out + b"".join(pieces)'))),
+}
+
+
+@pytest.mark.parametrize("lab, label", sorted(SIZE_TOLD), ids=[label for _, label in sorted(SIZE_TOLD)])
+def test_a_quadratic_method_that_answers_the_old_measured_sizes_another_way_loses_its_points(at_the_first_verdict, lab, label):
+    graders, solutions, _, _, mistaken = _generated_inputs_of(lab)
+    cell, changes = SIZE_TOLD[lab, label]
+    name = cell.split("_", 1)[1].removesuffix("_solution")
+    with at_the_first_verdict(), pytest.raises(AssertionError) as failed, contextlib.redirect_stdout(None):
+        getattr(graders, f"check_{name}_properties")(mistaken(cell, name, changes))
+    assert "quadratic" in str(failed.value) and "measured from outside your code" in str(failed.value), str(failed.value)

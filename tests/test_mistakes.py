@@ -7996,7 +7996,7 @@ LAB06_WALK55_LINEAR = {
 def test_lab06_walk55_a_result_grown_with_plus_loses_the_hidden_points_told_why(request, at_the_first_verdict, lab, mistake):
     with at_the_first_verdict():
         found = round_failure(request, LAB06_WALK55_GROWN, lab, mistake)
-    assert "measured from outside your code" in found, found
+    assert "measured from outside your code" in found or "did not finish within" in found, found  # past its bound, or its time limit
 
 
 @pytest.mark.parametrize("form", sorted(LAB06_WALK55_LINEAR))
@@ -8043,7 +8043,7 @@ LAB00_WALK55_GROWN = {  # a learner round's table (tests/test_grading_redteam.py
 def test_lab00_walk55_a_quadratic_split_or_count_loses_the_hidden_points_told_why(request, at_the_first_verdict, lab, mistake):
     with at_the_first_verdict():
         found = round_failure(request, LAB00_WALK55_GROWN, lab, mistake)
-    assert "measured from outside your code" in found, found
+    assert "measured from outside your code" in found or "did not finish within" in found, found  # past its bound, or its time limit
 
 
 def test_lab00_walk55_a_split_that_keeps_a_position_keeps_the_hidden_points(lab00, capsys):
@@ -8103,3 +8103,57 @@ LAB06_WALK55_HINTS = {  # a learner round's table (tests/test_grading_redteam.py
 @pytest.mark.parametrize("lab, mistake", sorted(LAB06_WALK55_HINTS), ids=[name for _, name in sorted(LAB06_WALK55_HINTS)])
 def test_lab06_walk55_a_mistake_told_another_hint_now_gets_its_own(request, lab, mistake):
     round_failure(request, LAB06_WALK55_HINTS, lab, mistake)
+
+
+# ---- lab 07, walk56: a first heap sorted after each entry (issue 21, item 8) -----------------------------------------
+# Right on every input, O(L^2) in the parts: task 1 was never timed (task 3 grades heap_encode with the reference's
+# first_heap standing in), and kept every point. Task 1's hidden test now ends by timing one call on 12,000 parts or
+# more against the reference's (lab07_heap_encoding.FIRST_HEAP_COST).
+LAB07_WALK56 = {  # a learner round's table (tests/test_grading_redteam.py finds it: the measured cost catches these)
+    ("07_heap_encoding", "first-heap-sorted-after-each-entry"): ("task1_first_heap_solution", (
+        ("            heap.append((rank, position))\n", "            heap.append((rank, position))\n            heap.sort()\n"),
+        ("    heapq.heapify(heap)  # O(L), once\n", "")), "A sort after each entry"),
+    ("07_heap_encoding", "first-heap-heapified-after-each-entry"): ("task1_first_heap_solution", ((
+        "            heap.append((rank, position))\n",
+        "            heap.append((rank, position))\n            heapq.heapify(heap)\n"),), "A sort after each entry"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB07_WALK56), ids=[name for _, name in sorted(LAB07_WALK56)])
+def test_lab07_walk56_a_first_heap_sorted_at_each_entry_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB07_WALK56, lab, mistake)
+    assert "measured from outside your code" in found or "did not finish within" in found, found  # past its bound, or its time limit
+
+
+def test_lab07_walk56_a_first_heap_pushed_entry_by_entry_keeps_the_hidden_points(lab07, capsys):
+    """heappush for each entry is O(L log L), the statement's other way: honest."""
+    graders, solutions = lab07
+    graders.check_first_heap_properties(variant_of("07_heap_encoding", solutions, "task1_first_heap_solution", "first_heap", (
+        ("            heap.append((rank, position))\n", "            heapq.heappush(heap, (rank, position))\n"),
+        ("    heapq.heapify(heap)  # O(L), once\n", ""))))
+    assert "on 12,000 parts or more" in capsys.readouterr().out
+
+
+# ---- labs 03 and 07, walk56: mistakes told another mistake's hint, or none (issue 21: a failure explains itself) -------
+# Lab 03's boundary cut after its token (told nothing) and a range read one byte past its end (told of a cache, and that
+# a byte of the file was nowhere in it); lab 07's merge_all that builds its heap again from the parts (told only that its
+# answer on the measured input was wrong).
+LAB03_07_WALK56 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("03_parallel", "boundary-after-its-token"): ("task1_find_chunk_boundaries_solution", ((
+        "                    position += min(found)\n",
+        "                    position += min(found) + len(split_tokens[found.index(min(found))])\n"),),
+        "a boundary after its special token"),
+    ("03_parallel", "range-read-one-byte-on"): ("task2_count_chunk_solution", ((
+        "        data = file.read(end - start)\n", "        data = file.read(end - start + 1)\n"),),
+        "and the 1 byte after it"),
+    ("07_heap_encoding", "merge-all-heap-built-again"): ("task2_merge_all_solution", ((
+        "    parts = list(parts)\n",
+        "    parts = list(parts)\n    heap = [(ranks[pair], i) for i, pair in enumerate(zip(parts, parts[1:])) if pair in ranks]\n"
+        "    heapq.heapify(heap)\n"),), "never builds a heap of its own"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB03_07_WALK56), ids=[name for _, name in sorted(LAB03_07_WALK56)])
+def test_labs03_07_walk56_a_mistake_told_another_hint_now_gets_its_own(request, lab, mistake):
+    round_failure(request, LAB03_07_WALK56, lab, mistake)

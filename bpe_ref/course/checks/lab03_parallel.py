@@ -277,10 +277,17 @@ def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
     if type(args[1]) is int and expected and args[1] > expected[-1] and len(got) > len(expected):
         return ("more chunks asked for than the file has bytes: the guesses are i * (size // desired_num_chunks), all 0 "
                 "here, so every inner cut is the first special token; do not make the chunk size at least 1")
+    data = file_bytes(args[0]) or b""
+    if len(got) == len(expected) and got != expected and all(  # walk56: told nothing
+            g == e or any(type(t) is bytes and g == e + len(t) and data.startswith(t, e) for t in args[2])
+            for g, e in zip(got, expected)):
+        return ("a boundary after its special token: a boundary is where the special token starts (file offset of the read "
+                "+ window.find(token)), so that the token begins the next chunk, not where it ends")
     if len(args[2]) > 1 and len(got) == len(expected) and any(g > e for g, e in zip(got, expected)):
         return ("a boundary later than expected, with several special tokens: take the earliest occurrence of any of "
-                "them, not the first token's if there is one")
-    data = file_bytes(args[0]) or b""
+                "them, not the first token's if there is one; and only one that starts in the first buffer_size bytes of "
+                "the window (a token found in the overlap may be the inside of a longer one that starts in the next "
+                "read, which finds it whole)")
     if not data.isascii() and any(type(g) is int and not any(data.startswith(t, g) for t in args[2]) for g in got[1:-1]):
         return ("a boundary inside the text, not at a special token, in a file with characters of several bytes: offsets "
                 "count bytes; search the bytes you read (window.find(token)): the str.find of a decoded window counts "
@@ -631,6 +638,14 @@ def chunk_hint(args: tuple, expected: object, got: object) -> str | None:
         # pieces of a special token the range holds, every key in it: the tokens were not split off (not a cache's keys)
         return (f"your counts hold {pieces[0]!r}, a piece of a special token: pass special_tokens on to count_pretokens "
                 "(count_pretokens(text, special_tokens)), so that the tokens are split off before the regex runs")
+    for extra in (1, 2, 3) if data is not None else ():  # walk56: end - start + 1 was told of a cache
+        try:
+            past = count_pretokens(data[args[1]:args[2] + extra].decode("utf-8"), args[3])
+        except UnicodeDecodeError:
+            continue
+        if args[2] + extra <= len(data) and got == past:
+            return (f"your counts are those of the range and the {extra} byte{'s' if extra > 1 else ''} after it: read "
+                    "exactly end - start bytes (file.read(end - start)), the end excluded, as a slice data[start:end]")
     if blanked is not None and any(type(key) is bytes and key not in blanked for key in got):
         return (f"your counts hold {next(key for key in got if type(key) is bytes and key not in blanked)!r}, which is "
                 "nowhere in this file's text: counts kept from an earlier call (a cache keyed by the range, which another "
@@ -1306,8 +1321,9 @@ def verify_worker_processes(learner: Callable) -> None:
         if workers == 0:
             raise CheckFailed(
                 f"{call} started no process: the count ran in the calling process (threads share it, and the GIL lets "
-                "one of them run Python at a time). Map count_chunk over the ranges in a ProcessPoolExecutor whose "
-                "mp_context is multiprocessing.get_context(start_method)")
+                "one of them run Python at a time), or it was answered from an earlier call's counts (a cache by path: "
+                "the file at a path can change between calls, count it each time). Map count_chunk over the ranges in a "
+                "ProcessPoolExecutor whose mp_context is multiprocessing.get_context(start_method)")
         if not started.get(method) and not started.get("unseen"):
             how = ", ".join(f"{n} by {kind}" for kind, n in started.items() if kind in WORKER_KINDS)
             raise CheckFailed(

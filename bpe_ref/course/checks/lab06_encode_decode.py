@@ -153,25 +153,28 @@ RANKS_MEASURED, RANKS_REPEATED = 12_000, 300
 RANKS_FACTOR, RANKS_SLACK, RANKS_SECONDS = 5.0, 0.1, 4.0
 
 
-def many_merges(index: int) -> tuple[list[Pair]]:
+def many_merges(index: int, scale: float = 1.0) -> tuple[list[Pair]]:
     """:data:`RANKS_MEASURED` distinct merges of 1- to 3-byte tokens and :data:`RANKS_REPEATED` copies of earlier ones,
-    drawn from the grading's seed (each measured call its own: ``index``)."""
+    both times ``scale`` (drawn: :data:`.measured.COST_SPREAD`), drawn from the grading's seed (each measured call its
+    own: ``index``)."""
     rng = measured.measured_random(f"06_encode_decode:merge_ranks:{index}")
     distinct = dict.fromkeys((rng.randbytes(rng.randint(1, 3)), rng.randbytes(rng.randint(1, 3)))
-                             for _ in range(RANKS_MEASURED))
+                             for _ in range(round(RANKS_MEASURED * scale)))
     merges = list(distinct)
-    for _ in range(RANKS_REPEATED):
+    for _ in range(round(RANKS_REPEATED * scale)):
         merges.insert(rng.randrange(1, len(merges) + 1), merges[rng.randrange(len(merges))])
     return (merges,)
 
 
 RANKS_COST = measured.MeasuredCost(
-    task=RANKS_TASK, reference=merge_ranks, build=many_merges, shape=f"<{RANKS_MEASURED:,} merges, a few listed twice>",
+    task=RANKS_TASK, reference=merge_ranks, build=many_merges, spread=measured.COST_SPREAD,
+    shape=f"<{RANKS_MEASURED:,} to {measured.COST_SPREAD * RANKS_MEASURED:,.0f} merges (drawn), a few listed twice>",
     factor=RANKS_FACTOR, slack=RANKS_SLACK, timeout=RANKS_SECONDS,
     too_slow="does it search the list for each merge (merges.index(pair), or a count or a loop over the merges before "
              "it)? That costs O(M) per merge, O(M^2) in all: one pass with enumerate, keeping a pair's first rank "
              "(dict.setdefault), costs O(M)",
-    said=lambda cost, name: cost.said(f"{name}: {RANKS_MEASURED:,} merges in "))
+    said=lambda cost, name: cost.said(f"{name}: {RANKS_MEASURED:,} to {measured.COST_SPREAD * RANKS_MEASURED:,.0f} "
+                                      "merges (drawn) in "))
 
 
 def verify_ranks_cost(learner: Callable) -> None:
@@ -329,7 +332,8 @@ def encode_hint(args: tuple, expected: object, got: object) -> str | None:
     if unmade and got == _merged_before_the_check(pretoken, ranks):  # walk55: told to start from single bytes
         return (f"your tokens hold {unmade[0]!r}, made by merging a pair that is no merge: min gives a pair even when no "
                 "neighbouring pair is a merge, so check that the pair it gives is in ranks before you merge it, and stop "
-                "there if it is not")
+                "there if it is not. (Or else, if you keep answers from one call for the next: key them by the ranks too, "
+                "the same bytes encode otherwise with other ranks)")
     if unmade:
         return (f"your tokens hold {unmade[0]!r}, which is neither a single byte nor made by a merge of these ranks: "
                 "start from the pretoken's single bytes (split_into_bytes, not its characters), and if you keep answers "
@@ -623,7 +627,7 @@ def encode_each_pretoken(pretokens: list[bytes], ranks: dict[Pair, int]) -> list
     return each_pretoken(encode_pretoken, pretokens, ranks)
 
 
-def short_pretokens_many_merges(index: int) -> tuple[list[bytes], dict[Pair, int]]:
+def short_pretokens_many_merges(index: int, scale: float = 1.0) -> tuple[list[bytes], dict[Pair, int]]:
     """:data:`ENCODE_MEASURED_PRETOKENS` pretokens of :data:`ENCODE_MEASURED_BYTES` letters of ``abcd`` and ranks of
     every merge of two letters and of two such pairs, among :data:`ENCODE_MEASURED_MERGES` merges of bytes the pretokens
     never hold, in a shuffled rank order, drawn from the grading's seed (each measured call its own: ``index``)."""
@@ -632,10 +636,11 @@ def short_pretokens_many_merges(index: int) -> tuple[list[bytes], dict[Pair, int
     pairs = [x + y for x in letters for y in letters]
     merges = [(x, y) for x in letters for y in letters] + [(x, y) for x in pairs for y in pairs]
     other = dict.fromkeys((rng.randbytes(rng.randint(1, 3)), rng.randbytes(rng.randint(1, 3)))
-                          for _ in range(ENCODE_MEASURED_MERGES))
+                          for _ in range(round(ENCODE_MEASURED_MERGES * scale)))
     merges += [pair for pair in other if not any(byte in b"abcd" for byte in pair[0] + pair[1])]
     rng.shuffle(merges)
-    pretokens = [bytes(rng.choice(b"abcd") for _ in range(ENCODE_MEASURED_BYTES)) for _ in range(ENCODE_MEASURED_PRETOKENS)]
+    pretokens = [bytes(rng.choice(b"abcd") for _ in range(ENCODE_MEASURED_BYTES))
+                 for _ in range(round(ENCODE_MEASURED_PRETOKENS * scale))]
     return pretokens, merge_ranks(merges)
 
 
@@ -643,14 +648,15 @@ ENCODE_COST = measured.MeasuredCost(
     task=replace(ENCODE_PRETOKEN_TASK, params=("pretokens", "ranks"), driver=each_pretoken,
                  what="a list of the tokens of each pretoken"),
     reference=encode_each_pretoken, build=short_pretokens_many_merges,
-    shape=f"<each of {ENCODE_MEASURED_PRETOKENS} pretokens of {ENCODE_MEASURED_BYTES} bytes>, <{ENCODE_MEASURED_MERGES:,} "
+    spread=measured.COST_SPREAD,
+    shape=f"<each of {ENCODE_MEASURED_PRETOKENS} or more pretokens of {ENCODE_MEASURED_BYTES} bytes>, <{ENCODE_MEASURED_MERGES:,} or more "
           "merges, 272 of them of their bytes>",
     factor=ENCODE_FACTOR, slack=ENCODE_SLACK, timeout=ENCODE_SECONDS,
     too_slow="does each step sort or scan all the merges (sorted(ranks, key=ranks.get), a loop over ranks) to find the "
              "first one present? That costs O(M log M) a step, for M merges, at every step of every pretoken of a text; "
              "the pretoken's own pairs are few: take min(pairs, key=lambda pair: ranks.get(pair, inf)), O(L) a step",
-    said=lambda cost, name: cost.said(f"{name}: {ENCODE_MEASURED_PRETOKENS} pretokens of {ENCODE_MEASURED_BYTES} bytes "
-                                      f"with {ENCODE_MEASURED_MERGES:,} merges in "))
+    said=lambda cost, name: cost.said(f"{name}: {ENCODE_MEASURED_PRETOKENS} or more pretokens of {ENCODE_MEASURED_BYTES} "
+                                      f"bytes with {ENCODE_MEASURED_MERGES:,} or more merges (drawn) in "))
 
 
 def verify_encode_cost(learner: Callable) -> None:

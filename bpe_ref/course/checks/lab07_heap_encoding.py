@@ -190,8 +190,58 @@ def verify_ranks_of_any_numbers(learner: Callable) -> None:
            f"{check_cases(FIRST_HEAP_TASK, learner, first_heap, cases)} generated parts.")
 
 
+# ---- task 1's cost: the list built, then heapified once -----------------------------------------------------------------
+# A first_heap that sorts its list after each entry (heap.append(entry); heap.sort()), or inserts each in order, gives
+# a list in heap order, each sort O(L) on a list already sorted: O(L^2) in all, and no answer shows it (walk56: 1.2 s on
+# 8,000 parts, 21 s on 32,000, where heapify takes milliseconds). The statement gives the cost (build the list, then
+# heapq.heapify, O(L)), so the hidden test ends by timing one call on HEAP_PARTS parts or more (drawn: COST_SPREAD),
+# every neighbouring pair a merge, against the reference's, from outside the learner's code.
+HEAP_PARTS = 12_000
+HEAP_FACTOR, HEAP_SLACK, HEAP_SECONDS = 5.0, 0.3, 5.0
+
+
+def observed_first_heap(function: Callable, parts: list[bytes], ranks: dict[Pair, int]) -> object:
+    """``function(parts, ranks)`` as the task observes it, its entries sorted and whether it is a heap (a driver: two
+    heaps of the same entries may list them in other orders)."""
+    return observe_first_heap((parts, ranks), function(parts, ranks))
+
+
+def observed_reference_heap(parts: list[bytes], ranks: dict[Pair, int]) -> object:
+    """The reference's first heap of ``parts``, observed as :func:`observed_first_heap` observes the learner's."""
+    return observed_first_heap(first_heap, parts, ranks)
+
+
+def long_parts(index: int, scale: float = 1.0) -> tuple[list[bytes], dict[Pair, int]]:
+    """:data:`HEAP_PARTS` parts or more (times ``scale``), each one of four letters drawn from the grading's seed, with
+    the 16 merges of two of them in a shuffled order: every neighbouring pair gets an entry."""
+    rng = measured.measured_random(f"07_heap_encoding:first_heap:{index}")
+    letters = [bytes([letter]) for letter in rng.sample(b"abcdefghijklmnopqrstuvwxyz", 4)]
+    merges = [(x, y) for x in letters for y in letters]
+    rng.shuffle(merges)
+    return [rng.choice(letters) for _ in range(round(HEAP_PARTS * scale))], merge_ranks(merges)
+
+
+FIRST_HEAP_COST = measured.MeasuredCost(
+    task=replace(FIRST_HEAP_TASK, driver=observed_first_heap, observe=None,
+                 what="its entries sorted, and whether the list is a heap"),
+    reference=observed_reference_heap, build=long_parts, spread=measured.COST_SPREAD,
+    shape=f"<{HEAP_PARTS:,} to {measured.COST_SPREAD * HEAP_PARTS:,.0f} parts (drawn) of four letters>, <the 16 merges of "
+          "two of them>",
+    factor=HEAP_FACTOR, slack=HEAP_SLACK, timeout=HEAP_SECONDS,
+    too_slow="build the list of entries, then heapq.heapify it once: O(L). A sort after each entry (or an insert in "
+             "order, or heapify after each) costs O(L) an entry, O(L^2) in all",
+    said=lambda cost, name: cost.said(f"{name}: ", f" on {HEAP_PARTS:,} parts or more"))
+
+
+def verify_first_heap_hidden(learner: Callable) -> None:
+    """Task 1's hidden test, last: ranks of any numbers (:func:`verify_ranks_of_any_numbers`), then its cost on a long
+    list of parts (:data:`FIRST_HEAP_COST`)."""
+    verify_ranks_of_any_numbers(learner)
+    FIRST_HEAP_COST.verify(learner)
+
+
 FIRST_HEAP = TaskGraders(FIRST_HEAP_TASK, first_heap, first_heap_cases(), parts_and_ranks(), max_examples=50,
-                         hidden_then=verify_ranks_of_any_numbers)
+                         hidden_then=verify_first_heap_hidden)
 
 # ---- task 2: the pop loop ------------------------------------------------------------------------
 
@@ -503,7 +553,11 @@ LONG_RUN_COST = measured.MeasuredCost(
     too_slow="does it look for the best pair again after each merge, search the heap, or rebuild a list? A loop that "
              "looks for the best pair again after each merge costs O(L) per merge, O(L²) in all: pop it from the heap "
              "instead. Each merge should cost O(log L): a pop, two pushes, and a few links changed",
-    said=lambda cost, name: cost.said(f"{name}: about {LONG_RUN:,} merges of one long run of b'a' in "))
+    said=lambda cost, name: cost.said(f"{name}: about {LONG_RUN:,} merges of one long run of b'a' in "),
+    # walk56: a merge_all that built its heap again from the parts was told nothing more
+    wrong_answer="this heap leaves out some of the parts' pairs on purpose, so the tokens are those of the heap you are "
+                 "given: merge_all pops the entries of its heap argument (and the pairs its merges make), and never "
+                 "builds a heap of its own from the parts")
 
 
 def verify_long_run(merge_all: Callable, name: str = "merge_all") -> None:
@@ -811,14 +865,16 @@ def verify_heap_cost(heap_encode: Callable, name: str = "heap_encode") -> None:
     ranks = measured.alphabet_ranks(gpt2_ranks())
     measured.MeasuredCost(
         task=replace(HEAP_ENCODE_TASK, name=name), reference=reference_heap_encode, cases=lambda: TRAINED_CASES,
-        build=lambda index: (measured.long_letters(f"{name}:{index}", MEASURED_LENGTH), ranks),  # each call its own
-        shape=f"<{MEASURED_LENGTH:,} random bytes of {measured.LETTERS.decode()}>, <GPT-2's {len(ranks)} merges of them>",
+        build=lambda index, scale: (measured.long_letters(f"{name}:{index}", round(MEASURED_LENGTH * scale)), ranks),
+        spread=measured.COST_SPREAD,  # each call its own pretoken, of a length drawn for the check
+        shape=f"<{MEASURED_LENGTH:,} to {measured.COST_SPREAD * MEASURED_LENGTH:,.0f} random bytes (drawn) of "
+              f"{measured.LETTERS.decode()}>, <GPT-2's {len(ranks)} merges of them>",
         # the reference's fastest of three runs at least, as lab 05's: one run slowed by load (0.28 s for 0.12 to 0.14,
         # 2026-11-30, pytest -n 2) raised the bound to 1.7 s and let the rounds (1.65 s) pass
         warm_up=2, factor=COST_FACTOR, slack=COST_SLACK, timeout=COST_TIMEOUT,
         too_slow="build the heap once (first_heap) and run the pop loop once (merge_all): O(L log L). Step 06's "
                  "rounds give the same tokens in O(L²)",
-        said=lambda cost, name: cost.said(f"{name}: ", f" on {MEASURED_LENGTH:,} bytes")).verify(heap_encode)
+        said=lambda cost, name: cost.said(f"{name}: ", f" on {MEASURED_LENGTH:,} bytes or more")).verify(heap_encode)
 
 
 TRAINED_CASES = heap_encode_cases()

@@ -386,6 +386,7 @@ def backtrack_cases() -> list[Case]:
 SHORT_LENGTH, GROWTH = 1_000, 32  # bytes of the short measured pretoken, and how many times as long the long one is
 PAIR_ALPHABET = 128  # the measured pretokens' bytes; every pair of them is a merge (16,384 merges of two bytes)
 GROWTH_LIMIT, GROWTH_TIMEOUT = 48.0, 6.0
+SPREAD = 2.0  # the pretokens grow by a factor drawn from the grading's seed (measured.MeasuredGrowth's spread)
 # Growth from 1,000 to 32,000 bytes, on a loaded machine: the course's solutions 2.5 to 3 times in the worker (their set
 # of valid tokens, and the worker's decoding of the ranks, cost the same at both lengths), any linear method at most 32;
 # the best pair found again after each merge, in C (min() over the pairs' ranks kept in a list: O(L) per merge, page
@@ -453,8 +454,9 @@ def verify_not_a_replay(learner: Callable, name: str, task: Task, reference: Cal
 
     # the reference's fastest of three runs on the long pretoken at least (two here): one slowed run raises no bar
     measured.MeasuredGrowth(
-        task=replace(task, name=name), reference=reference, cases=cases, small=lambda index: pretoken(index, SHORT_LENGTH),
-        large=lambda index: pretoken(index, SHORT_LENGTH * GROWTH), times=GROWTH,
+        task=replace(task, name=name), reference=reference, cases=cases,
+        small=lambda index, scale: pretoken(index, round(SHORT_LENGTH * scale)),
+        large=lambda index, scale: pretoken(index, round(SHORT_LENGTH * scale) * GROWTH), times=GROWTH, spread=SPREAD,
         describe=lambda args: f"<{len(args[0]):,} random bytes below {PAIR_ALPHABET}>, <every pair of them as a merge>",
         limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
         too_slow="This task searches for the valid encoding left to right, each token compatible with the one before it "
@@ -463,9 +465,9 @@ def verify_not_a_replay(learner: Callable, name: str, task: Task, reference: Cal
                  "candidates tried up to the pretoken's end (pretoken[pos:end] for every end: the valid tokens are at "
                  "most K bytes long, K the longest) and a list copied at each position (the encoding of every prefix "
                  "kept whole: keep only what the task returns)",
-        said=lambda growth, name: f"{name}: {growth.small:.2f} s of CPU time on {SHORT_LENGTH:,} bytes, {growth.large:.2f} "
-                                  f"s on {SHORT_LENGTH * GROWTH:,} (measured from outside your code): it grows as a linear "
-                                  "search does.").verify(learner)
+        said=lambda growth, name: f"{name}: {growth.small:.2f} s of CPU time on {SHORT_LENGTH:,} to "
+                                  f"{SPREAD * SHORT_LENGTH:,.0f} bytes (drawn), {growth.large:.2f} s on {GROWTH} times as "
+                                  "many (measured from outside your code): it grows as a linear search does.").verify(learner)
 
 
 UNIQUE_WORDS = word_and_ranks().filter(lambda case: unique_bytes(case[1]))
@@ -751,23 +753,26 @@ COUNTS_FACTOR, COUNTS_SLACK, COUNTS_TIMEOUT = 5.0, 0.3, 4.0
 # bound, where one pass (a list appended to or filled, a dict, an array) takes 2 to 5 ms (2026-12-03, load 3.4).
 
 
-def long_table(index: int) -> tuple[list]:
+def long_table(index: int, scale: float = 1.0) -> tuple[list]:
     """A table of last tokens of :data:`COUNTS_LENGTH` bytes drawn from the grading's seed (each measured call its
     own): tokens of 1 or 2 bytes, as a table of random bytes with few merges has. Task 4 reads only their lengths."""
     rng = measured.measured_random(f"08_linear_encoding:prefix_token_counts:{index}")
-    data = rng.randbytes(COUNTS_LENGTH)
-    return ([None] + [data[end - rng.randint(1, min(2, end)) : end] for end in range(1, COUNTS_LENGTH + 1)],)
+    length = round(COUNTS_LENGTH * scale)  # scale drawn: measured.COST_SPREAD
+    data = rng.randbytes(length)
+    return ([None] + [data[end - rng.randint(1, min(2, end)) : end] for end in range(1, length + 1)],)
 
 
 COUNTS_COST = measured.MeasuredCost(
     task=COUNTS_TASK, reference=prefix_token_counts, build=long_table, cases=counts_cases,
-    shape=f"<last_tokens of {COUNTS_LENGTH:,} random bytes: tokens of 1 or 2 bytes>",
+    spread=measured.COST_SPREAD,
+    shape=f"<last_tokens of {COUNTS_LENGTH:,} to {measured.COST_SPREAD * COUNTS_LENGTH:,.0f} random bytes (drawn): tokens "
+          "of 1 or 2 bytes>",
     factor=COUNTS_FACTOR, slack=COUNTS_SLACK, timeout=COUNTS_TIMEOUT,
     too_slow="counts[end] follows from the count of a shorter prefix, already in your list (page 08's corollary 1): one "
              "pass, O(L) for all the prefixes. Walking the tokens of each prefix back to the start costs O(L) per "
              "prefix, O(L²) in all; so does a new list made for each entry (counts = counts + [count], a copy such as "
              "list(counts) or counts[:end]): it copies every count so far. Make one list and append to it (or fill it)",
-    said=lambda cost, name: cost.said(f"{name}: ", f" on a table of {COUNTS_LENGTH:,} entries"))
+    said=lambda cost, name: cost.said(f"{name}: ", f" on a table of {COUNTS_LENGTH:,} entries or more"))
 
 
 def verify_counts_cost(learner: Callable, name: str = "prefix_token_counts") -> None:

@@ -46,7 +46,8 @@ CLEAR_RATIO, CLEAR_COST = 0.5, 2 / 3  # but a first try passes alone with its ra
 # for 3 on 250 merges (13 for 2.5 and 10 times on 1,500); its V4 0.00-0.24 and 1.2-2.0 times (about 0.5 and 1.1 on
 # 1,500): honest work mostly passes so, saving a try (about 8 s of lab 04's grading)
 FRESH = itertools.count()  # the index of the next measured call's input in this process: no two calls share one
-SCALES = itertools.count()  # the index of the next drawn scale of a MeasuredGrowth's sizes (its spread)
+SCALES = itertools.count()  # the index of the next drawn scale of a measured check's sizes (its spread)
+COST_SPREAD = 1.5  # the spread of the MeasuredCost checks' sizes: their measured size unknown in advance, at most 1.5x
 STOP_MARGIN, STOP_SLACK = 1.5, 0.5  # a measured call is stopped past 1.5 times the most CPU time that could pass, plus 0.5 s
 MERGE_FACTOR, MERGE_SLACK = 3.0, 0.15  # a trainer's measured runs may cost 0.15 s (the worker decoding the corpus) + 3
 # times the reference's. Fastest of 2-3 tries over the reference's, load 10-16: honest work 1.0 to 2.4 (lab 04's V4
@@ -223,6 +224,7 @@ class Measured:
     cases: Callable[[], Sequence] | None = None  # run first when the check fails: their hints tell a wrong answer better
     cases_of: tuple[Task, Callable] | None = None  # the cases' task and reference, where not the measured ones
     warm_up: int = 0  # the reference's runs on the first input before the check (its fastest of these, and more)
+    wrong_answer: str = ""  # what a wrong answer on the measured input most likely means, where the cases pass
 
     def verify(self, learner: Callable, name: str | None = None) -> None:
         """Run the check on ``learner`` (the task renamed ``name``, where given), and print its pass line."""
@@ -408,29 +410,41 @@ class MeasuredCost(Measured):
     """One call on ``build(index)`` returns the reference's answer at a CPU cost of at most ``slack`` seconds plus
     ``factor`` times the reference's on the same input, run meanwhile in this process (so the machine's speed and load
     cancel out), in one of two tries, each on a fresh input (of the shape ``shape`` names); a call that does not finish
-    within ``timeout`` seconds fails at once. For inputs on which the wrong method costs tens of times the right one."""
+    within ``timeout`` seconds fails at once. For inputs on which the wrong method costs tens of times the right one.
+    With ``spread`` above 1, ``build`` takes ``(index, scale)``, one scale per check drawn from the grading's secret seed
+    as :class:`MeasuredGrowth`'s (so that the measured size is not known in advance), and ``shape`` names the size's
+    range; the reference then warms up on the drawn size."""
 
-    build: Callable[[int], tuple]
+    build: Callable[..., tuple]
     shape: str
+    spread: float = 1.0
+
+    def _scaled(self) -> tuple:
+        return (self.spread ** measured_random(f"{self.task.name}:cost scale:{next(SCALES)}").random(),) \
+            if self.spread > 1 else ()
 
     def warm(self) -> None:
-        if self.warm_up:
+        if self.warm_up and self.spread <= 1:  # else on the drawn size, in measure
             reference_runs(self.reference, self.build(0), self.shape, self.warm_up)
 
     def measure(self, task: Task, learner: Callable) -> CallCost | None:
         task, learner = with_timeout(task, learner, self.timeout)
         factor, slack, describe = self.factor, self.slack, self.shape
+        scaled = self._scaled()
+        key = f"{describe} (x{scaled[0]:.6f})" if scaled else describe  # the reference's fastest: one per drawn size
+        if scaled and self.warm_up:
+            reference_runs(self.reference, self.build(0, *scaled), key, self.warm_up)
         costs = []
         for _ in range(2):
-            args = self.build(next(FRESH))
-            reference_seconds, expected = reference_cost(self.reference, args, describe)
+            args = self.build(next(FRESH), *scaled)
+            reference_seconds, expected = reference_cost(self.reference, args, key)
             got, seconds = measured_call(task, learner, args, describe, self.too_slow,
                                          f" (the reference takes {reference_seconds:.2f} s of CPU time):",
                                          (slack + factor * reference_seconds, f"the reference {reference_seconds:.2f} s: "
                                           f"more than {slack:g} s + {factor:g} times the reference's"))
             if not answers_right(expected, got):
                 raise CheckFailed(f"{task.name}({describe}) did not return the reference's answer on the input its time is "
-                                  "measured on")
+                                  f"measured on{': ' + self.wrong_answer if self.wrong_answer else ''}")
             if seconds != seconds:
                 print(f"{task.name}: its CPU time could not be measured on this system; its cost is not checked.")
                 return None
