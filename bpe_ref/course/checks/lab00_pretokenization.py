@@ -495,7 +495,7 @@ MEASURED_VOCABULARY = ["a", " the", " cat", " sat", " 42", "!", "'s", " on", " m
 GROWTH_LIMIT, GROWTH_FACTOR, GROWTH_SLACK, GROWTH_TIMEOUT = 16.0, 8.0, 0.05, 5.0
 # Each check's sizes grow by a factor drawn from the grading's seed between 1 and SIZE_SPREAD (measured.MeasuredGrowth's
 # spread): of fixed sizes, a crafted split answered the two measured texts (text.count(EOT) in (5_999, 47_999)) another way.
-SIZE_SPREAD = 2.0
+SIZE_SPREAD = 1.5
 # A linear method grows about 8 times (the short call's 0.01-0.02 s counts as 0.05 s, so 2 here, up to 8 where it costs
 # more), a quadratic one about 64 (in process, load 13: sum 0.024 s on 2,000 pieces, 1.55 s on 16,000, the reference
 # 0.033 s, the solution 0.073 s). Either call may cost 0.05 s + 8 times the reference's on the long text (its regex

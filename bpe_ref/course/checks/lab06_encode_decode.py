@@ -1015,7 +1015,7 @@ def as_written_texts(draw) -> tuple[str, dict[Pair, int], list[str]]:
 # times as many: words of four letters drawn, <|endoftext|> after 1 to 15 of them, with the 16 merges of two of those
 # letters among up to 100 merges of others (encode_pretoken is the reference's while task 3 is graded). Of fixed sizes and
 # shapes, a crafted encode_text kept tokens = tokens + ... and took another way where len(ranks) == 16 (walk55's red team).
-TEXT_PRETOKENS, TEXT_TIMES, SIZE_SPREAD = 5_000, 8, 2.0
+TEXT_PRETOKENS, TEXT_TIMES, SIZE_SPREAD = 5_000, 8, 1.5
 TEXT_LIMIT, TEXT_FACTOR, TEXT_SLACK, TEXT_SECONDS = 16.0, 8.0, 0.1, 5.0
 
 

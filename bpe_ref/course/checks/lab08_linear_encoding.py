@@ -386,7 +386,7 @@ def backtrack_cases() -> list[Case]:
 SHORT_LENGTH, GROWTH = 1_000, 32  # bytes of the short measured pretoken, and how many times as long the long one is
 PAIR_ALPHABET = 128  # the measured pretokens' bytes; every pair of them is a merge (16,384 merges of two bytes)
 GROWTH_LIMIT, GROWTH_TIMEOUT = 48.0, 6.0
-SPREAD = 2.0  # the pretokens grow by a factor drawn from the grading's seed (measured.MeasuredGrowth's spread)
+SPREAD = 1.5  # the pretokens grow by a factor drawn from the grading's seed (measured.MeasuredGrowth's spread)
 # Growth from 1,000 to 32,000 bytes, on a loaded machine: the course's solutions 2.5 to 3 times in the worker (their set
 # of valid tokens, and the worker's decoding of the ranks, cost the same at both lengths), any linear method at most 32;
 # the best pair found again after each merge, in C (min() over the pairs' ranks kept in a list: O(L) per merge, page
