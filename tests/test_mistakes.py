@@ -8157,3 +8157,14 @@ LAB03_07_WALK56 = {  # a learner round's table (tests/test_grading_redteam.py fi
 @pytest.mark.parametrize("lab, mistake", sorted(LAB03_07_WALK56), ids=[name for _, name in sorted(LAB03_07_WALK56)])
 def test_labs03_07_walk56_a_mistake_told_another_hint_now_gets_its_own(request, lab, mistake):
     round_failure(request, LAB03_07_WALK56, lab, mistake)
+LAB07_WALK56_HINTS = {  # two more of walk56's, each told another mistake's hint (a learner round's table)
+    ("07_heap_encoding", "merge-all-pops-the-front"): ("task2_merge_all_solution", ((
+        "        rank, start = heapq.heappop(heap)\n", "        rank, start = heap.pop(0)\n"),), "heap.pop(0)"),
+    ("07_heap_encoding", "merge-all-prev-left-unlinked"): ("task2_merge_all_solution", ((
+        "            prev[after] = start\n", "            pass\n"),), "prev[next_[i]] = i"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB07_WALK56_HINTS), ids=[name for _, name in sorted(LAB07_WALK56_HINTS)])
+def test_lab07_walk56_a_pop_loop_mistake_told_another_hint_now_gets_its_own(request, lab, mistake):
+    round_failure(request, LAB07_WALK56_HINTS, lab, mistake)

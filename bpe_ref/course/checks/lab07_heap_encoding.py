@@ -296,6 +296,9 @@ ABSORBED_KEPT = ("the right part of a merge still holds its token: set parts[nex
 STALE_BY_DEFAULT = ("an entry whose pair is no merge now was merged: ranks.get(pair, rank) gives the popped rank for a pair "
                     "that is not in ranks, so the stale check lets it through. A pair that is no merge is stale too: "
                     "compare without a default, ranks.get((parts[i], next part)) != rank (None differs from every rank)")
+POP_FRONT = ("a merge happened out of rank order: the entries were taken from the list's front (heap.pop(0)); a heap's "
+             "first item is its lowest entry only until a push or a pop moves the others, so take each with "
+             "heapq.heappop(heap), which keeps the order")
 RANK_ZERO_LOST = ("a new pair of rank 0 (the first merge) was never merged: `if rank:` is false for rank 0, so it was "
                   "not pushed; push every new pair that is a merge, `if rank is not None`")
 
@@ -336,11 +339,12 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
     nothing_pushed = got != expected and got == pop_loop_variant(parts, ranks, heap, push_left=False, push_right=False)
     appended = got != expected and got == pop_loop_variant(parts, ranks, heap, appended=True)
     last_lost = got != expected and got == pop_loop_variant(parts, ranks, heap, last_paired=False)
+    front = got != expected and got == pop_loop_variant(parts, ranks, heap, pop_front=True)  # walk56
     if got != expected and got == pop_loop_variant(parts, ranks, heap, push_right=False):
         zero_lost = got == pop_loop_variant(parts, ranks, heap, push_zero=False)
         return RIGHT_PAIR_LOST + "".join(f" (or else: {other})" for other, also in (
             (RANK_ZERO_LOST, zero_lost), (NOTHING_PUSHED_POPPED, nothing_pushed), (APPENDED, appended),
-            (LAST_PAIR_LOST, last_lost), (LAST_ENTRY_LEFT, last_left)) if also)
+            (LAST_PAIR_LOST, last_lost), (LAST_ENTRY_LEFT, last_left), (POP_FRONT, front)) if also)
     if last_lost:
         return LAST_PAIR_LOST
     if got != expected and got == pop_loop_variant(parts, ranks, heap, push_zero=False):
@@ -376,6 +380,13 @@ def merge_all_hint(args: tuple, expected: object, got: object) -> str | None:
         return POSITION_FIRST
     if same_rank:
         return SAME_RANK_SKIPPED
+    # walk56: told of a skipped entry of the same rank, and of merging on
+    if front:
+        return POP_FRONT
+    if got != expected and got == pop_loop_variant(parts, ranks, heap, prev_linked=False):
+        return ("a new pair on the left never merged after a second merge nearby: when part i absorbs its next part, the "
+                "part after that gets i as its previous part (prev[next_[i]] = i, once next_[i] is updated); left unlinked, "
+                "prev names the absorbed part, whose position holds None, and the left pair is looked up there")
     hint = encode_hint((b"".join(parts), ranks), expected, got)
     if hint:
         return hint
@@ -392,7 +403,8 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
                      push_left: bool = True, push_zero: bool = True, push_right: bool = True,
                      appended: bool = False, last_paired: bool = True, last_popped: bool = True,
                      left_at_zero: bool = True, prev_of_itself: bool = False, position_first: bool = False,
-                     same_rank_skipped: bool = False, absorbed_kept: bool = False, replaced: bool = False) -> list[bytes]:
+                     same_rank_skipped: bool = False, absorbed_kept: bool = False, replaced: bool = False,
+                     pop_front: bool = False, prev_linked: bool = True) -> list[bytes]:
     """The pop loop as a learner may write it wrong, to recognise the mistake: its stale check on the part only
     (``stale="part"``), or also on the pair being a merge (``"merge"``), never on its rank (page 07's pitfall 1); the new
     left pair never merged (``push_left=False``: pushed at i, page 07's pitfall 2, or with the merged pair's rank, both
@@ -409,13 +421,15 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
     when its rank is that of the entry popped before it (``same_rank_skipped=True``: taken for a duplicate); the right part
     left holding its token after a merge (``absorbed_kept=True``); the new entries put in with ``heapq.heapreplace``
     (``replaced=True``: it pops the top entry first, lost unseen; IndexError on an empty heap, as the learner's loop raises);
-    ``stale="default"``: ``ranks.get(pair, rank) != rank``, a pair that is no merge taken as live."""
+    ``stale="default"``: ``ranks.get(pair, rank) != rank``, a pair that is no merge taken as live; the heap's list read from
+    its front (``pop_front=True``: ``heap.pop(0)``, which is not its lowest entry once pushes reorder it); ``prev`` of the
+    part after a merge left unlinked (``prev_linked=False``: its left pair later looked up with an absorbed part)."""
     parts, heap, end = list(parts), list(heap), len(parts)
     next_ = list(range(1, end + 1))
     prev = list(range(end)) if prev_of_itself else list(range(-1, end - 1))
     last_rank = None
     while len(heap) > (0 if last_popped else 1):
-        rank, start = heapq.heappop(heap)
+        rank, start = heap.pop(0) if pop_front else heapq.heappop(heap)
         if position_first:
             rank, start = start, rank
         if same_rank_skipped:
@@ -434,7 +448,7 @@ def pop_loop_variant(parts: list[bytes], ranks: dict[Pair, int], heap: list[Entr
         parts[start], parts[right] = parts[start] + parts[right], parts[right] if absorbed_kept else None
         after = next_[start] = next_[right]
         paired = after != end and (last_paired or after != end - 1)
-        if paired:
+        if paired and prev_linked:
             prev[after] = start
         before = prev[start]
         for at, new in ((start, (parts[start], parts[after]) if paired and push_right else None),
