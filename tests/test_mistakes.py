@@ -1623,17 +1623,38 @@ def test_lab03_one_worker_in_a_pool_fails_the_hidden_test(lab03):
     verify_one_worker_counts_here(solutions["count_pretokens_in_file"])
 
 
-def test_lab03_one_worker_in_a_pool_fails_in_the_worker_too():
+def lab03_worker_code(cell: str, change: tuple[str, str]) -> str:
+    """Lab 03's solution, run in a grading worker as a notebook runs it, with ``change`` made in ``cell``."""
     setup = ("import multiprocessing, os\nfrom collections import Counter\nfrom concurrent.futures import ProcessPoolExecutor\n"
              "from bpe_ref.pretokenize import count_pretokens\n"
              + source_of("03_parallel", "task1_find_chunk_boundaries_solution") + "\n"
              + source_of("03_parallel", "task3_merge_counts_solution") + "\n")
     module = source_of("03_parallel", "task2_count_chunk_solution")
-    code = ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module.split("\n", 1)[1])
-            + ")\nfrom chunk_counting import count_chunk\n" + setup
-            + source_of("03_parallel", TASK4).replace(*ONE_WORKER_IN_A_POOL))
+    changed = source_of("03_parallel", cell)
+    assert change[0] in changed, change
+    return ("get_ipython().run_cell_magic('writefile', 'chunk_counting.py', " + repr(module.split("\n", 1)[1])
+            + ")\nfrom chunk_counting import count_chunk\n" + setup + changed.replace(*change))
+
+
+def test_lab03_one_worker_in_a_pool_fails_in_the_worker_too():
+    code = lab03_worker_code(TASK4, ONE_WORKER_IN_A_POOL)
     message = remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes")
     assert message is not None and "started 1 process" in message, message
+
+
+# Lab 03 task 4: start_method=None taken as "spawn" (walk56, a27), where the statement says None leaves the choice to
+# Python: the same counts, by another start method than Python's default. A case with None tells them apart.
+NONE_AS_SPAWN = ("multiprocessing.get_context(start_method)", 'multiprocessing.get_context(start_method or "spawn")')
+
+
+def test_lab03_none_taken_as_spawn_fails_in_the_worker():
+    code = lab03_worker_code(TASK4, NONE_AS_SPAWN)
+    message = remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes")
+    default = __import__("multiprocessing").get_all_start_methods()[0]
+    if default == "spawn":
+        assert message is None, message  # spawn is Python's own choice here: the mistake changes nothing
+    else:
+        assert message is not None and f"none by {default}" in message and "leaves the choice to Python" in message, message
 
 
 # Lab 03 task 4: the cuts made at the notebook's EOT only, not at every special token given: the same counts (a cut at
@@ -8147,6 +8168,9 @@ LAB03_07_WALK56 = {  # a learner round's table (tests/test_grading_redteam.py fi
     ("03_parallel", "range-read-one-byte-on"): ("task2_count_chunk_solution", ((
         "        data = file.read(end - start)\n", "        data = file.read(end - start + 1)\n"),),
         "and the 1 byte after it"),
+    ("03_parallel", "search-stops-an-overlap-short"): ("task1_find_chunk_boundaries_solution", ((
+        "            while position < size:\n", "            while position + overlap < size:\n"),),
+        "the search stops short of the file's end"),
     ("07_heap_encoding", "merge-all-heap-built-again"): ("task2_merge_all_solution", ((
         "    parts = list(parts)\n",
         "    parts = list(parts)\n    heap = [(ranks[pair], i) for i, pair in enumerate(zip(parts, parts[1:])) if pair in ranks]\n"

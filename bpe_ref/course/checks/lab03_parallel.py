@@ -46,6 +46,7 @@ EOT = "<|endoftext|>"
 PAD = "<|pad|>"
 ENDOFPROMPT = "<|endofprompt|>"  # a special token longer than EOT (cl100k's)
 START_METHODS = [method for method in ("spawn", "forkserver", "fork") if method in multiprocessing.get_all_start_methods()]
+DEFAULT_START_METHOD = multiprocessing.get_all_start_methods()[0]  # Python's default here: the list starts with it
 
 # ---- strategies ------------------------------------------------------------------------------
 
@@ -219,13 +220,14 @@ def file_bytes(file: object) -> bytes | None:
 
 
 def searched_boundaries(data: bytes, chunks: int, tokens: list[bytes], buffer_size: int, overlap: int,
-                        found_if: Callable[[int], bool]) -> list[int]:
+                        found_if: Callable[[int], bool], stop_short: int = 0) -> list[int]:
     """Task 1's search on ``data`` in memory, with the overlap between reads and the test that keeps an offset
-    ``window.find`` returned given: what a search with one of them wrong returns (novel50's hints)."""
+    ``window.find`` returned given, and the search stopped ``stop_short`` bytes before the end: what a search with
+    one of them wrong returns (novel50's hints, walk56's)."""
     size, boundaries = len(data), [0]
     for i in range(1, chunks):
         position = max(i * (size // chunks), boundaries[-1])
-        while position < size:
+        while position + stop_short < size:
             window = data[position:position + buffer_size + overlap]
             found = [j for j in (window.find(t, 0, buffer_size + len(t) - 1) for t in tokens) if found_if(j)]
             if found:
@@ -255,6 +257,12 @@ def searched_wrongly(args: tuple, got: list, expected: list) -> str | None:
     if got == searched_boundaries(data, args[1], tokens, buffer_size, longest, bool):
         return ("a token found at the very start of a read is at offset 0, which `if j` drops (0 is false) while it "
                 "keeps -1 (find's 'not found', which is true): keep the offsets with `if j != -1`")
+    if longest and got != expected and got == searched_boundaries(data, args[1], tokens, buffer_size, longest,
+                                                                  lambda j: j != -1, stop_short=longest):  # walk56
+        return ("the search stops short of the file's end (`while position + overlap < size`?): a guess in the file's "
+                "last overlap bytes is kept as a boundary where no special token starts, and a token there is never "
+                "looked for; search while position < size (a read near the end returns fewer bytes, and find works on "
+                "them)")
     return None
 
 
@@ -1293,7 +1301,7 @@ def verify_worker_processes(learner: Callable) -> None:
         passed("count_pretokens_in_file: its worker processes were not measured (this system has no /proc).")
         return
     special_tokens = [EOT, PAD]  # the text holds EOT only: the cuts are the same at EOT alone, the tokens asked for are not
-    for method in START_METHODS:
+    for method in (*START_METHODS, None):  # None leaves the choice to Python: its default start method
         args = (data, special_tokens, num_workers, chunks_per_worker, method)
         call = (f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, {special_tokens!r}, {num_workers}, "
                 f"{chunks_per_worker}, {method!r})")
@@ -1324,18 +1332,20 @@ def verify_worker_processes(learner: Callable) -> None:
                 "one of them run Python at a time), or it was answered from an earlier call's counts (a cache by path: "
                 "the file at a path can change between calls, count it each time). Map count_chunk over the ranges in a "
                 "ProcessPoolExecutor whose mp_context is multiprocessing.get_context(start_method)")
-        if not started.get(method) and not started.get("unseen"):
+        if not started.get(method or DEFAULT_START_METHOD) and not started.get("unseen"):
             how = ", ".join(f"{n} by {kind}" for kind, n in started.items() if kind in WORKER_KINDS)
             raise CheckFailed(
-                f"{call} started its processes {how}, none by {method}: pass "
-                "mp_context=multiprocessing.get_context(start_method) to the ProcessPoolExecutor")
+                f"{call} started its processes {how}, none by {method or DEFAULT_START_METHOD}: pass "
+                "mp_context=multiprocessing.get_context(start_method) to the ProcessPoolExecutor" + (
+                    "; start_method=None leaves the choice to Python (get_context(None) is its default, "
+                    f"{DEFAULT_START_METHOD} here), not to a method of your own" if method is None else ""))
         if workers - watch.fork_servers() < num_workers:
             raise CheckFailed(
                 f"{call} started {workers - watch.fork_servers()} worker process(es) for {num_workers} workers (measured "
                 "from outside your code): the chunks go to a pool of num_workers processes, all given chunks at once "
                 "(pool.map), so that they count in parallel; one process counting the chunks, or the whole file, in turn "
                 "is a serial count in another process")
-        allowed = num_workers + (1 if method == "forkserver" else 0)  # the fork server itself, when it starts
+        allowed = num_workers + (1 if (method or DEFAULT_START_METHOD) == "forkserver" else 0)  # the fork server itself, when it starts
         if workers > allowed:
             raise CheckFailed(f"{call} started {workers} processes for {num_workers} workers (measured as on a machine of "
                               "8 cores): a pool of num_workers processes (max_workers=num_workers), not one process per "
@@ -1360,7 +1370,7 @@ def verify_worker_processes(learner: Callable) -> None:
     verify_one_worker_counts_here(learner, data)
     verify_counted_in_the_workers(learner)
     verify_each_worker_reads_its_chunks(learner)
-    passed(f"count_pretokens_in_file: {num_workers} worker processes, started by {', '.join(START_METHODS)}, and "
+    passed(f"count_pretokens_in_file: {num_workers} worker processes, started by {', '.join(START_METHODS)} and by Python's default, and "
            f"{num_workers * chunks_per_worker} chunks, counted in them; none with one worker (measured from outside its "
            "process).")
 
