@@ -637,9 +637,12 @@ def test_in_the_worker_a_v4_that_visits_every_word_padded_to_a_floor_fails_the_c
         assert "measured from outside your code" in message, message
     # Over the bound, or, where the reference ran slower beside other work and the bound rose above the long run, by the
     # ratio of the extra merges to the padded first run (a CI run beside the Python 3.10 smoke: 4.82 s, the first run
-    # 1.31 s, 2.68 times, more than 2.5): the task is lost either way, which is what this test is for.
+    # 1.31 s, 2.68 times, more than 2.5), ended or stopped where that ratio could no longer pass (CI at 24d2e8c, seed
+    # 640544: stopped at 8.57 s, the first run 1.52 s, the bound above that): the task is lost either way, which is
+    # what this test is for.
     assert (f"{COST_MERGES} merges of a corpus of this shape" in message
-            or f"the {COST_MERGES - 1} extra merges cost" in message), message
+            or f"the {COST_MERGES - 1} extra merges cost" in message
+            or f"the {COST_MERGES - 1} extra merges may cost" in message), message
 
 
 def test_in_the_worker_a_v5_with_a_max_scan_padded_to_a_floor_fails_the_cost_per_merge(at_the_first_verdict, monkeypatch):
