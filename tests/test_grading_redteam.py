@@ -3255,6 +3255,8 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "ratio-rounded"},
     "10_distributed": {
         "range-continuation-bytes-skipped", "tree-rounds-of-floor-log2",  # novel48
+        "count-ranges-sorted-copy", "count-ranges-sorted-in-place", "plan-each-path-once",  # walk57
+        "plan-size-by-reading-the-file", "range-sorts-the-callers-tokens", "tree-every-two-neighbours-every-other-kept",
         "count-ranges-largest-first",
         "tree-odd-popped-from-the-callers-list", "merge-into-a-default-dict",
         "count-one-range-dropped", "merge-counts-as-floats", "merge-loops-over-the-larger",

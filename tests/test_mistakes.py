@@ -8192,3 +8192,48 @@ LAB07_WALK56_HINTS = {  # two more of walk56's, each told another mistake's hint
 @pytest.mark.parametrize("lab, mistake", sorted(LAB07_WALK56_HINTS), ids=[name for _, name in sorted(LAB07_WALK56_HINTS)])
 def test_lab07_walk56_a_pop_loop_mistake_told_another_hint_now_gets_its_own(request, lab, mistake):
     round_failure(request, LAB07_WALK56_HINTS, lab, mistake)
+
+
+# ---- lab 10, walk57: the lab worked as a new learner (issue 21's walk) -------------------------------------------------
+# Kept every point before: a count_range that sorts the caller's special tokens in place (longest first), a count_ranges
+# that sorts the caller's ranges in place (its graph read from the sorted list after the call), a tree_reduce that combines
+# every two neighbours and keeps every other result (the right tree, for twice the merges), a plan that reads each file
+# whole to learn its size. Told another mistake's hint: a path listed twice planned once ("each file's last range is
+# missing"), ranges counted in sorted order ("not tree_reduce's merges").
+LAB10_WALK57 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("10_distributed", "range-sorts-the-callers-tokens"): ("task1_count_range_solution", ((
+        "    with open(path, \"rb\") as file:\n",
+        "    special_tokens.sort(key=len, reverse=True)  # the longest first, for tokens that overlap\n"
+        "    with open(path, \"rb\") as file:\n"),), "changed its argument special_tokens"),
+    ("10_distributed", "tree-every-two-neighbours-every-other-kept"): ("task3_tree_reduce_solution", ((
+        "        paired = [combine(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]\n",
+        "        paired = [combine(left, right) for left, right in zip(level, level[1:])][::2]\n"),),
+        "of the pairs it made are not in the tree", tree_shape_hidden),
+    ("10_distributed", "plan-size-by-reading-the-file"): ("task4_plan_ranges_solution", ((
+        "            boundaries = [0, os.path.getsize(path)]\n",
+        "            boundaries = [0, len(open(path, \"rb\").read())]\n"),), "the plan runs on the client"),
+    ("10_distributed", "plan-each-path-once"): ("task4_plan_ranges_solution", ((
+        "    for path in paths:\n", "    for path in dict.fromkeys(paths):  # each file once\n"),),
+        "a path listed twice is planned once"),
+    ("10_distributed", "count-ranges-sorted-in-place"): ("task5_count_ranges_solution", ((
+        "    parts = [", "    ranges.sort()  # file by file, in order\n    parts = ["),), "changed its argument ranges"),
+    ("10_distributed", "count-ranges-sorted-copy"): ("task5_count_ranges_solution", ((
+        "for path, start, end in ranges]", "for path, start, end in sorted(ranges)]"),),
+        "but the ranges in another order", task_graph_hidden),
+}
+
+
+@pytest.mark.seeded
+@pytest.mark.parametrize("lab, mistake", sorted(LAB10_WALK57), ids=[name for _, name in sorted(LAB10_WALK57)])
+def test_lab10_walk57_a_mistake_that_kept_its_points_or_was_told_another_hint_now_fails_with_its_own(request, lab, mistake):
+    round_failure(request, LAB10_WALK57, lab, mistake)
+
+
+def test_lab10_walk57_a_tree_that_makes_merges_it_drops_fails_in_the_worker_too():
+    """The driver counts combine's calls where tree_reduce runs: in the grading worker, beside the sealed tree."""
+    code = "\n".join(source_of("10_distributed", cell) for cell in ("setup", "task3_tree_reduce_solution", "task3_tree_shape"))
+    old, new = LAB10_WALK57["10_distributed", "tree-every-two-neighbours-every-other-kept"][1][0]
+    assert old in code
+    message = remote("10_distributed", code.replace(old, new), "tree_shape", "check_tree_shape_properties")
+    assert message is not None and "of the pairs it made are not in the tree" in message, message
+    assert remote("10_distributed", code, "tree_shape", "check_tree_shape_properties") is None

@@ -30,14 +30,16 @@ from hypothesis import strategies as st
 from ...pretokenize import count_pretokens
 from ...distributed import count_range, count_ranges, merge_two, plan_ranges, plan_ranges_by_size, tree_reduce
 from ...train.step03_parallel import find_chunk_boundaries
-from .compare import CARRIED
+from .compare import CARRIED, hints
 from .core import (
     Case, CheckFailed, CorpusFile, Lab, Later, Task, TaskGraders, call_task, check_cases, current_seed, error_name,
     expected_result, materialized, passed, runs_remotely, short_repr, stretch, verdict,
 )
+from ..trusted.measure_worker import available as measure_available
 from .lab03_parallel import (
-    COUNT_CHUNK, EOT, PAD, PIECES, RAISED_ON_NOT_UTF8, UNNORMALIZED, chunk_hint, chunk_inputs, decoded_whole_hint, file_bytes,
-    in_a_new_dict, normalized_counts, normalized_hint, safe_cuts, verify_chunk_reads, verify_decoded_across_blocks, verify_not_utf8,
+    COUNT_CHUNK, EOT, PAD, PIECES, RAISED_ON_NOT_UTF8, UNNORMALIZED, big_file, chunk_hint, chunk_inputs, decoded_whole_hint,
+    file_bytes, in_a_new_dict, normalized_counts, normalized_hint, read_and_mapped, safe_cuts,
+    verify_chunk_reads, verify_decoded_across_blocks, verify_not_utf8,
 )
 from .measured import answers_right, measured_random
 
@@ -152,9 +154,12 @@ def range_error_hint(args: tuple, error: BaseException) -> str | None:
     return decoded_whole_hint(error)
 
 
+# special_tokens unchanged: the statement says so. A count_range that sorted the caller's list in place (longest first,
+# for tokens that overlap) counted right and kept every point, while a plan counted here gave the caller its tokens in
+# another order, so other ids for them in the trainer (walk57).
 COUNT_RANGE_TASK = Task("count_range", ("path", "start", "end", "special_tokens"),
                         what="a dict mapping pretokens (bytes) to counts", hint=range_hint, provided=PROVIDED,
-                        error_hint=range_error_hint)
+                        error_hint=range_error_hint, unchanged=(3,))
 
 
 def verify_range_reads(learner: Callable) -> None:
@@ -518,15 +523,40 @@ def _opened(report: object, key: bytes, data_after: str, data: bool) -> tuple[ob
     return report, _value_hash(report)
 
 
+def _made_in(result: object, made: dict) -> int:
+    """How many distinct tuples of ``made`` (by identity) ``result`` holds, at any depth."""
+    seen, stack = set(), [result]
+    while stack:
+        node = stack.pop()
+        if (type(node) is tuple or type(node) is list) and id(node) not in seen:
+            seen.add(id(node))
+            stack.extend(node)
+    return sum(1 for key in made if key in seen)
+
+
 def tree_through_pair(tree_shape, parts: list) -> object:
-    """``tree_reduce(parts, pair)`` as the notebook's ``tree_shape`` calls it, its pairs made here (a driver)."""
+    """``tree_reduce(parts, pair)`` as the notebook's ``tree_shape`` calls it, its pairs made here (a driver).
+    ``ValueError`` where combine made a pair the tree does not hold: a merge made and dropped (walk57: pairs of every
+    two neighbours, zip(level, level[1:]), then every other one kept, gave the right tree for twice the merges; on a
+    cluster each is a task). The count is the driver's, in the learner's process: code that reaches it could hide its
+    waste, and gain nothing a right tree_reduce does not (the tree itself is sealed)."""
     made: dict = {}
     seal = globals().get("sealed_by_the_loop")  # the grading worker's sealing thread: there only
 
     def pair(left, right):
         return _made_here((left, right), made, seal)
 
-    return _result_of(tree_shape.__globals__["tree_reduce"](parts, pair), made, seal, "the tree tree_reduce built")
+    tree = tree_shape.__globals__["tree_reduce"](parts, pair)
+    report = _result_of(tree, made, seal, "the tree tree_reduce built")
+    calls, kept = len(made), _made_in(tree, made)
+    if calls > kept:
+        count = len(parts) if isinstance(parts, list) else "n"
+        raise ValueError(f"combine was called {calls} times for {count} parts, and {calls - kept} of the pairs it made "
+                         "are not in the tree: made, then dropped (each is a merge, a task on a cluster). A tree of n parts "
+                         "takes n - 1 merges: each round combines level[0] with level[1], level[2] with level[3], ... "
+                         "(range(0, len(level) - 1, 2)), each part in one merge only, not every two neighbours "
+                         "(zip(level, level[1:])) with every other result kept")
+    return report
 
 
 def through_seals(task: Task, reference: Callable, data_after: str = "") -> Callable[[Callable, tuple, dict], str | None]:
@@ -615,6 +645,10 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
         return None
     if any(isinstance(item, list) for item in got):
         return "each range is a tuple (path, start, end), not a list"
+    if got != expected and type(args[0]) is list and all(type(path) is str for path in args[0]) and len(
+            set(args[0])) < len(args[0]) and got == _planned_once(args):
+        return ("a path listed twice is planned once: paths is the corpus, file after file in the order given, so a file "
+                "listed twice is counted twice; plan each path of the list as it comes (for path in paths)")
     if (isinstance(args[1], list) and any(isinstance(token, str) and not token.isascii() for token in args[1])
             and len(got) < len(expected)):
         return ("fewer ranges than the special tokens cut: a special token may hold characters beyond ASCII (DeepSeek's "
@@ -666,6 +700,15 @@ def plan_hint(args: tuple, expected: object, got: object) -> str | None:
         return ("fewer ranges than expected: cut each file with find_chunk_boundaries(path, ranges_per_file, tokens) "
                 "and turn consecutive boundaries into ranges; every file gets its own")
     return None
+
+
+def _planned_once(args: tuple) -> list | None:
+    """The reference's plan of ``args`` with each path planned once, however often ``paths`` lists it (as
+    :func:`plan_observed` shows it), or ``None`` where it cannot be made."""
+    try:
+        return plan_observed(args, plan_ranges(list(dict.fromkeys(args[0])), args[1], args[2]))
+    except (OSError, TypeError, ValueError, AttributeError):
+        return None
 
 
 def _contents(files: object) -> list[bytes] | None:
@@ -820,6 +863,37 @@ def other_words(args: tuple, rng: random.Random) -> tuple:
 # Special tokens beyond ASCII, as some tokenizers have them: a plan that encodes them otherwise than as UTF-8 (Latin-1,
 # errors replaced) finds no cut in them. The generated files' tokens are <|endoftext|> and <|pad|> alone, so that plan
 # kept every point (novel52).
+def verify_plan_reads(learner: Callable) -> None:
+    """The plan runs on the client, which reads no corpus: a file's size is ``os.path.getsize(path)``, and a cut is
+    searched for near each guess by ``find_chunk_boundaries``. Measured as lab 03's reads are (from outside the learner's
+    code), on a file of 4 MiB drawn from the grading's secret seed, with no special tokens (one range, the whole file):
+    a plan that read the file to learn its size, ``len(open(path, "rb").read())``, planned right and read the corpus on
+    the client, once per file (walk57)."""
+    if not measure_available():
+        passed(f"{PLAN_TASK.name}: its reads were not measured (this system has no /proc).")
+        return
+    data = big_file()
+    args = materialized(([CorpusFile(data)], [], 3), learner)
+    outcome, reads, mapped = read_and_mapped(PLAN_TASK, learner, args)
+    call = f"{PLAN_TASK.name}([<a file of {len(data)} bytes>], [], 3)"
+    outcome.fail_on_error(call)
+    expected, got = plan_ranges(*args), outcome.value[1]
+    if not answers_right(expected, got):  # told as the cases tell it, with the plan's hint
+        shown, shown_got = plan_observed(args, expected), plan_observed(args, got)
+        raise CheckFailed("\n".join([f"{call} returned another plan than the reference's on this file (measured call): "
+                                      f"expected {short_repr(shown, 80)}, got {short_repr(shown_got, 80)}",
+                                      *hints(PLAN_TASK, args, shown, shown_got)]))
+    read = max(reads["bytes"] or 0, mapped)
+    if read > len(data) // 4:
+        raise CheckFailed(
+            f"{call} read {read} bytes of the file's {len(data)} (by your process and any it started, read or mapped, "
+            "measured from outside your code): the plan runs on the client, which should read no corpus. A file's size "
+            "is os.path.getsize(path), read from the file system without opening the file; with special tokens, "
+            "find_chunk_boundaries reads a little around each guess")
+    passed(f"{PLAN_TASK.name}: reads no corpus to plan ({reads['bytes']} bytes read, {mapped} mapped, for a "
+           f"{len(data) // 2**20} MiB file).")
+
+
 WIDE_TOKENS = ["<｜end▁of▁sentence｜>", "<|fin·|>", "«END»", "<|終|>"]
 
 
@@ -849,6 +923,7 @@ PLAN_RANGES = TaskGraders(
     max_examples=60,
     hidden_cases=HIDDEN_PLAN_CASES,
     hidden_vary=other_words,
+    hidden_verify=(verify_plan_reads,),
     hidden_then=verify_tokens_beyond_ascii,
 )
 
@@ -883,9 +958,11 @@ def count_hint(args: tuple, expected: object, got: object) -> str | None:
             "or a part merged into the total more than once?")
 
 
+# ranges and special_tokens unchanged: the statement says so. A count_ranges that sorted ranges in place counted right,
+# and its graph, read from the caller's list after the call, looked right too (walk57).
 COUNT_TASK = Task("count_ranges", ("ranges", "special_tokens"), what="a dict mapping pretokens (bytes) to counts",
                   hint=count_hint, error_hint=no_ranges_hint, provided=PROVIDED,
-                  stand_ins=(count_range, merge_two, tree_reduce))
+                  stand_ins=(count_range, merge_two, tree_reduce), unchanged=(0, 1))
 
 _COUNT_CASES = [
     Case(([(_TWO_FILES[0], 0, 16), (_TWO_FILES[0], 16, 37), (_TWO_FILES[1], 0, 21)], [EOT])),
@@ -994,6 +1071,12 @@ def graph_hint(args: tuple, expected: object, got: object) -> str | None:
         if sorted(_RANGE_CALL.findall(got)) != sorted(_RANGE_CALL.findall(expected)):
             return ("not one count_range task per range: call as_task(count_range)(path, start, end, special_tokens) "
                     "once for each range of ranges, in their order")
+        if (_RANGE_CALL.findall(got) != _RANGE_CALL.findall(expected)
+                and _RANGE_CALL.sub("count_range()", got) == _RANGE_CALL.sub("count_range()", expected)):
+            # tree_reduce's merges, of the parts in another order (walk57: ranges sorted first): addition does not care,
+            # the graph does (a task per range in the order given is what a caller reads its tasks back by)
+            return ("tree_reduce's merges of a count_range task per range, but the ranges in another order (sorted?): "
+                    "make the tasks in the order of ranges, one for each (path, start, end) as it comes")
         return ("a count_range task per range, but not tree_reduce's merges: reduce the parts with "
                 "tree_reduce(parts, as_task(merge_two)), in the order of ranges")
     return None
@@ -1020,7 +1103,7 @@ def graph_error_hint(args: tuple, error: BaseException) -> str | None:
 GRAPH_TASK = Task("task_graph", ("ranges", "special_tokens"), observe=graph_observed, hint=graph_hint,
                   error_hint=graph_error_hint, what="the calls count_ranges(ranges, special_tokens, recorded) makes",
                   provided=PROVIDED, stand_ins=(count_range, merge_two, tree_reduce), written_in="count_ranges",
-                  driver=graph_through_as_task)
+                  driver=graph_through_as_task, unchanged=(0, 1))
 
 _GRAPH_CASES = [
     Case(([(_TWO_FILES[0], 0, 16), (_TWO_FILES[0], 16, 37), (_TWO_FILES[1], 0, 21)], [EOT])),
