@@ -8237,3 +8237,29 @@ def test_lab10_walk57_a_tree_that_makes_merges_it_drops_fails_in_the_worker_too(
     message = remote("10_distributed", code.replace(old, new), "tree_shape", "check_tree_shape_properties")
     assert message is not None and "of the pairs it made are not in the tree" in message, message
     assert remote("10_distributed", code, "tree_shape", "check_tree_shape_properties") is None
+
+
+# ---- lab 05, walk57: a push loop one level too deep (issue 21's walk) --------------------------------------------------
+# V5 whose push loop sits inside the loop over the merged pair's words (an indentation slip): after each rewritten word it
+# pushes every pair grown so far, words x grown pairs entries, with the right merges (the last push of a pair holds its
+# count after the merge). Slower than V4 on TinyStories (1,000 merges: 2.26 s, V4 0.75 s, V5 0.23 s), it kept every
+# point: the measured corpora rewrote few words per merge. lab05_heap.many_words_corpus rewrites 24,000 in its first.
+LAB05_WALK57 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("05_heap", "push-loop-inside-the-word-loop"): ("task3_train_solution", ((
+        "                    grown.add(new_pair)\n"
+        "        for new_pair in grown:\n"
+        "            if new_pair in pair_counts:\n"
+        "                heapq.heappush(entries, heap_entry(pair_counts[new_pair], new_pair))\n",
+        "                    grown.add(new_pair)\n"
+        "            for new_pair in grown:\n"
+        "                if new_pair in pair_counts:\n"
+        "                    heapq.heappush(entries, heap_entry(pair_counts[new_pair], new_pair))\n"),),
+        "words x grown pairs entries"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB05_WALK57), ids=[name for _, name in sorted(LAB05_WALK57)])
+def test_lab05_walk57_a_push_loop_inside_the_word_loop_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB05_WALK57, lab, mistake)
+    assert "measured from outside your code" in found or "did not finish within" in found, found
