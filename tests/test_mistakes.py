@@ -8263,3 +8263,12 @@ def test_lab05_walk57_a_push_loop_inside_the_word_loop_loses_the_hidden_points(r
     with at_the_first_verdict():
         found = round_failure(request, LAB05_WALK57, lab, mistake)
     assert "measured from outside your code" in found or "did not finish within" in found, found
+LAB05_WALK57_HINTS = {  # told to copy the dict, which costs a pass over it per call (a learner round's table)
+    ("05_heap", "pop-best-counts-read-by-setdefault"): ("task2_pop_best_solution", ((
+        "pair_counts.get(pair, 0)", "pair_counts.setdefault(pair, 0)"),), "a lookup added them"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB05_WALK57_HINTS), ids=[name for _, name in sorted(LAB05_WALK57_HINTS)])
+def test_lab05_walk57_an_argument_that_only_gained_keys_is_told_of_the_lookup_that_added_them(request, lab, mistake):
+    round_failure(request, LAB05_WALK57_HINTS, lab, mistake)

@@ -271,10 +271,17 @@ def changed_argument(task: Task, before: tuple, after: tuple) -> str | None:
             return f"changed its argument {task.params[index]}: {wrong}"
         if not same(was, now):
             where = difference(was, now, task.params[index])
+            if (type(was) is dict and type(now) is dict and len(now) > len(was) and all(key in now for key in was)
+                    and all(same(was[key], now[key]) for key in was)):
+                # keys added, none changed: a lookup that adds what it looks up (walk57: pop_best's
+                # pair_counts.setdefault(pair, 0)), where a copy would cost a pass over the dict at each call
+                hint = ("it only gained keys, so a lookup added them: dict.setdefault(key, default) and a defaultdict's "
+                        "d[key] add the key they look up; read with d.get(key, default), which adds nothing")
+            else:
+                hint = ("build a new value (a new dict, a copy) instead of updating the one you were given: the caller "
+                        "still uses it")
             return (f"changed its argument {task.params[index]}, which the task says to leave as it is "
-                    f"(expected: as it was before the call; {where}).\n"
-                    f"  hint: build a new value (a new dict, a copy) instead of updating the one you were given: the "
-                    f"caller still uses it")
+                    f"(expected: as it was before the call; {where}).\n  hint: {hint}")
     return None
 
 
