@@ -8263,9 +8263,13 @@ def test_lab05_walk57_a_push_loop_inside_the_word_loop_loses_the_hidden_points(r
     with at_the_first_verdict():
         found = round_failure(request, LAB05_WALK57, lab, mistake)
     assert "measured from outside your code" in found or "did not finish within" in found, found
-LAB05_WALK57_HINTS = {  # told to copy the dict, which costs a pass over it per call (a learner round's table)
+LAB05_WALK57_HINTS = {  # told another mistake's hint (a learner round's table)
+    # told to copy the dict, which costs a pass over it per call
     ("05_heap", "pop-best-counts-read-by-setdefault"): ("task2_pop_best_solution", ((
         "pair_counts.get(pair, 0)", "pair_counts.setdefault(pair, 0)"),), "a lookup added them"),
+    # told to end every key with a marker greater than any byte's, which it does (the byte 0 is that marker)
+    ("05_heap", "entry-key-byte-0-as-the-end-marker"): ("task1_heap_entry_solution", ((
+        "chr(255 - b)", "chr(256 - b)"),), "as the prefix's end marker"),
 }
 
 

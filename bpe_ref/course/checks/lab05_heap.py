@@ -180,8 +180,18 @@ def entry_order_verdict(learner: Callable, items: list[tuple[int, Pair]], cache:
                 side = 1 if first[1][0] == second[1][0] else 0  # the tokens that decide
                 greater, smaller = first[1][side], second[1][side]
                 if greater.startswith(smaller) and not int_keys:
-                    why += (f" ({greater!r} is greater than its own prefix {smaller!r}: a key that reverses each byte "
-                            "alone puts the prefix first; end every key with something greater than any byte's)")
+                    keys = (a[1 + side], b[1 + side]) if len(a) > 2 + side and len(b) > 2 + side else (None, None)
+                    at = len(smaller)
+                    if (all(type(key) is str for key in keys) and len(keys[0]) > at and len(keys[1]) > at
+                            and keys[0][at] == keys[1][at]):
+                        # walk57: chr(256 - b) maps the byte 0 to chr(256), the end marker itself
+                        why += (f" ({greater!r} is greater than its own prefix {smaller!r}, but its byte {greater[at]} has "
+                                f"the same character in your key, {keys[0][at]!r}, as the prefix's end marker: every "
+                                "byte's character must be below the end marker: the 256 bytes need 256 characters under "
+                                "it)")
+                    else:
+                        why += (f" ({greater!r} is greater than its own prefix {smaller!r}: a key that reverses each "
+                                "byte alone puts the prefix first; end every key with something greater than any byte's)")
                 elif side == 1:
                     why += " (the left tokens are equal, so the right tokens decide)"
             else:
