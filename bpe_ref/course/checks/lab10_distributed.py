@@ -933,8 +933,9 @@ PLAN_RANGES = TaskGraders(
 def no_ranges_hint(args: tuple, error: BaseException) -> str | None:
     """No ranges, and an error (tree_reduce given no parts): a list of parts checked as a generator is (walk54b)."""
     if type(args[0]) is list and not args[0] and error_name(error) in ("ValueError", "IndexError"):
-        return ("no ranges, and tree_reduce was given no parts: return {} when there are none; a generator expression is "
-                "true even when it yields nothing, so `... if parts else {}` needs parts as a list, [...]")
+        return ("no ranges, and tree_reduce was given no parts: return {} when there are none, on both paths (as_task "
+                "given or not: `if not ranges: return {}` first covers both); if you test the parts, make them a list, "
+                "[...]: a generator expression is true even when it yields nothing")
     return None
 
 
