@@ -8276,3 +8276,23 @@ LAB05_WALK57_HINTS = {  # told another mistake's hint (a learner round's table)
 @pytest.mark.parametrize("lab, mistake", sorted(LAB05_WALK57_HINTS), ids=[name for _, name in sorted(LAB05_WALK57_HINTS)])
 def test_lab05_walk57_an_argument_that_only_gained_keys_is_told_of_the_lookup_that_added_them(request, lab, mistake):
     round_failure(request, LAB05_WALK57_HINTS, lab, mistake)
+
+
+# ---- lab 02, walk57: mistakes told another mistake's hint, or none (issue 21: a failure explains itself) ---------------
+LAB02_WALK57_HINTS = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    # told of a comprehension or dict.update: the windows were made a set
+    ("02_incremental", "old-windows-as-a-set"): ("task1_pair_count_changes_solution", ((
+        "for old in zip(word, word[1:]):", "for old in set(zip(word, word[1:])):"),), "a set of the windows"),
+    # told of dict.update writing over the counts: each change was weighed by the frequency twice
+    ("02_incremental", "changes-weighed-twice"): ("task2_merge_and_update_solution", ((
+        "pair_counts.get(changed, 0) + change", "pair_counts.get(changed, 0) + change * frequency"),),
+        "weighs its changes by the frequency already"),
+    # told nothing: the first pair of the top count in the dict's order
+    ("02_incremental", "best-by-count-alone"): ("task3_train_solution", ((
+        "best_pair(pair_counts)", "max(pair_counts, key=pair_counts.get)"),), "only the tie-break differs"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB02_WALK57_HINTS), ids=[name for _, name in sorted(LAB02_WALK57_HINTS)])
+def test_lab02_walk57_a_mistake_told_another_hint_now_gets_its_own(request, lab, mistake):
+    round_failure(request, LAB02_WALK57_HINTS, lab, mistake)

@@ -199,10 +199,12 @@ def weight_hint(word: Word, pair: Pair, frequency: int, expected: object, got: o
     for new in zip(merged, merged[1:]):
         written[new] = frequency
     if got == {p: c for p, c in written.items() if c}:
-        return ("each pair's change is the last one written, not the sum: a dict built by a comprehension, or by "
-                "dict.update, keeps one value per key, so a window that occurs twice, or in the word and in the merged "
-                "word both, is not added up; add each window's change to what its pair has (changes[p] = "
-                "changes.get(p, 0) + ...)" + (f"; or {merged_pair}" if set_to_frequency else ""))
+        last_written = ("each pair's change is the last one written, not the sum: a dict built by a comprehension, or by "
+                        "dict.update, keeps one value per key, and a set of the windows (set(zip(...))) keeps one of each, "
+                        "so a window that occurs twice, or in the word and in the merged word both, is not added up; add "
+                        "each window's change to what its pair has (changes[p] = changes.get(p, 0) + ...)")
+        # where only the merged pair's change differs, that it was set to -frequency is the likelier reading (walk57)
+        return f"{merged_pair}; or {last_written}" if set_to_frequency else last_written
     return merged_pair if set_to_frequency else None
 
 
@@ -259,6 +261,12 @@ def counts_replaced_hint(args: tuple, expected: object, got: object) -> str | No
         return (f"the changes were weighed by the merged pair's count in the corpus ({weight}), not by the word's frequency "
                 f"({frequency}): a word changes each count by its own frequency, pair_count_changes(word, pair, frequency); "
                 "the pair's other words change it when train calls merge_and_update on them")
+    if (isinstance(before, dict) and type(frequency) is int and frequency > 1 and counts == {
+            p: c for p, c in {**before, **{p: before.get(p, 0) + change * frequency for p, change
+                                           in pair_count_changes(word, pair, frequency).items()}}.items() if c}):
+        # walk57: told of dict.update, where each change was multiplied by the frequency again
+        return (f"each change is {frequency} times the right one: pair_count_changes(word, pair, frequency) weighs its "
+                "changes by the frequency already; add each change as it is, pair_counts.get(p, 0) + change")
     if ({p: c for p, c in counts.items() if p != pair} == {p: c for p, c in right.items() if p != pair}
             and counts.get(pair, 0) == right.get(pair, 0) - frequency):
         return (f"the merged pair's count is {frequency} (the frequency) below the right one: the changes of task 1 take "
@@ -408,6 +416,37 @@ def stale_word_hint(args: tuple, expected: object, got: object) -> str | None:
     return None
 
 
+def tie_break_hint(args: tuple, expected: object, got: object,
+                   found: str = "the counts were updated right") -> str | None:
+    """The first wrong merge has the same count as the right one: the tie-break (``max`` keeps the first pair it meets
+    among equal counts), not the updates (lab 04: not the index, ``found``)."""
+    if not (isinstance(got, list) and isinstance(expected, list) and args and isinstance(args[0], Mapping)):
+        return None
+    got = [tuple(pair) if isinstance(pair, (list, tuple)) else pair for pair in got]
+    k = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), None)
+    if k is None or not isinstance(got[k], tuple):
+        return None
+    words = {split_into_bytes(pretoken): frequency for pretoken, frequency in args[0].items()}
+    for pair in expected[:k]:
+        merged: dict = {}
+        for word, frequency in words.items():
+            new_word = merge_word(word, pair)
+            merged[new_word] = merged.get(new_word, 0) + frequency
+        words = merged
+    counts = count_pairs(words)
+    if counts.get(got[k]) != counts.get(expected[k]):
+        return None
+    return (f"merge {k + 1}: {got[k]!r} and {expected[k]!r} both occur {counts[expected[k]]} times, so {found} and only "
+            "the tie-break differs: among equal counts the greatest (left bytes, right bytes) wins. "
+            "max(pair_counts, key=pair_counts.get) keeps the first pair it meets; use best_pair (lab 01's, provided) or a "
+            "key that compares the count, then the pair")
+
+
+def train_hint(args: tuple, expected: object, got: object) -> str | None:
+    """Task 3's hints: a merge repeated (a word not updated), or a tie broken the wrong way (walk57: told nothing)."""
+    return repeated_merge_hint(args, expected, got) or tie_break_hint(args, expected, got)
+
+
 def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | None:
     """The same pair merged twice in a row: its count was never taken down, so no word was updated."""
     if stale_word_hint(args, expected, got):
@@ -465,7 +504,7 @@ def word_key_error_hint(args: tuple, error: BaseException) -> str | None:
 
 TRAIN_INCREMENTAL_TASK = Task(
     "train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
-    provided=PROVIDED, hint=repeated_merge_hint, stand_ins=(pair_count_changes, merge_and_update),
+    provided=PROVIDED, hint=train_hint, stand_ins=(pair_count_changes, merge_and_update),
     error_hint=word_key_error_hint,
 )
 

@@ -39,7 +39,8 @@ from .core import (
     error_name, passed, stretch,
 )
 from .lab01_naive_bpe import corpus_en_case, corpus_graders
-from .lab02_incremental import TRAIN_INPUTS, stale_word, word_key_error_hint  # lab 02's corpora: ties only the tuple decides
+from .lab02_incremental import TRAIN_INPUTS, stale_word, word_key_error_hint
+from .lab02_incremental import tie_break_hint as lab02_tie_break_hint  # lab 02's corpora: ties only the tuple decides
 
 # Lab 04 builds on labs 01 and 02: its setup cell imports V1's helpers and lab 02's merge_and_update
 # from bpe_ref; its code may call them, in the learner's kernel and in the grading process (where
@@ -332,28 +333,8 @@ def repeated_merge_hint(args: tuple, expected: object, got: object) -> str | Non
 
 
 def tie_break_hint(args: tuple, expected: object, got: object) -> str | None:
-    """The first wrong merge has the same count as the right one: the tie-break (``max`` keeps the
-    first pair it meets among equal counts), not the index."""
-    if not (isinstance(got, list) and isinstance(expected, list) and args and isinstance(args[0], Mapping)):
-        return None
-    got = [tuple(pair) if isinstance(pair, (list, tuple)) else pair for pair in got]
-    k = next((i for i, (a, b) in enumerate(zip(got, expected)) if a != b), None)
-    if k is None or not isinstance(got[k], tuple):
-        return None
-    words = {split_into_bytes(pretoken): frequency for pretoken, frequency in args[0].items()}
-    for pair in expected[:k]:
-        merged: dict = {}
-        for word, frequency in words.items():
-            new_word = merge_word(word, pair)
-            merged[new_word] = merged.get(new_word, 0) + frequency
-        words = merged
-    counts = count_pairs(words)
-    if counts.get(got[k]) != counts.get(expected[k]):
-        return None
-    return (f"merge {k + 1}: {got[k]!r} and {expected[k]!r} both occur {counts[expected[k]]} times, so the index "
-            "found the right words and only the tie-break differs: among equal counts the greatest (left bytes, "
-            "right bytes) wins. max(pair_counts, key=pair_counts.get) keeps the first pair it meets; use best_pair "
-            "(lab 01's, provided) or a key that compares the count, then the pair")
+    """The first wrong merge has the same count as the right one: the tie-break, not the index (lab 02's hint)."""
+    return lab02_tie_break_hint(args, expected, got, "the index found the right words")
 
 
 def early_stop_hint(args: tuple, expected: object, got: object) -> str | None:
