@@ -1510,12 +1510,19 @@ def test_lab08_tokens_that_do_not_encode_to_themselves_must_be_left_out(lab08):
 
 def test_lab08_replaying_the_merges_is_refused_in_tasks_2_and_3(lab08, at_the_first_verdict):
     graders, solutions = lab08
-    replay = _defined_in_notebook(solutions, "def backtrack_encode(pretoken, ranks):\n    return encode_pretoken(pretoken, ranks)\n",
-                                  "backtrack_encode")
+    # the replay bound to a name of its own (past the driver's watch of encode_pretoken, to the measured check)
+    replay = _defined_in_notebook(solutions, "replay = encode_pretoken\n\n\ndef backtrack_encode(pretoken, ranks):\n"
+                                  "    return replay(pretoken, ranks)\n", "backtrack_encode")
     table = _defined_in_notebook(solutions, """
+replay = encode_pretoken
+
+
 def last_tokens(pretoken, ranks):
-    return [None] + [encode_pretoken(pretoken[:end], ranks)[-1] for end in range(1, len(pretoken) + 1)]
+    return [None] + [replay(pretoken[:end], ranks)[-1] for end in range(1, len(pretoken) + 1)]
 """, "last_tokens")
+    direct = _defined_in_notebook(solutions, "def backtrack_encode(pretoken, ranks):\n    return encode_pretoken(pretoken, ranks)\n",
+                                  "backtrack_encode")
+    assert "never on the pretoken or a piece of it" in failure(graders.check_backtrack_encode, direct)
     with at_the_first_verdict():  # (conftest.py: a wrong method's measured check, stopped at its verdict)
         assert "Replaying the merges" in failure(graders.check_backtrack_encode, replay)
         assert "Replaying the merges" in failure(graders.check_last_tokens_properties, table)
@@ -2027,7 +2034,9 @@ def _wrong_method(case: str):
         return graders.verify_heap_cost, _defined_in_notebook(solution_namespace(lab), rounds.format("heap_encode"), "heap_encode")
     assert case == "lab08-replay", case
     return (lambda learner: graders.verify_not_a_replay(learner, "backtrack_encode", graders.BACKTRACK_TASK, graders.backtrack_encode),
-            _defined_in_notebook(solution_namespace(lab), rounds.format("backtrack_encode"), "backtrack_encode"))
+            _defined_in_notebook(solution_namespace(lab), "replay = encode_pretoken\n\n\n" + rounds.format(
+                "backtrack_encode").replace("return encode_pretoken(", "return replay("), "backtrack_encode"))
+    # (bound to a name of its own: past the driver's watch of encode_pretoken, to the measured check)
 
 
 # By default: lab 05's merge cost (verify_merge_cost) here; lab 05's cost against the reference's (MeasuredCost) in

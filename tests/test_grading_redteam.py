@@ -3233,7 +3233,8 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "one-per-single-byte-token", "only-the-last-token-checked", "prefix-one-byte-short",
         # the rounds from the seventh on that a list of tables left out (_round_tables finds them since; lead53)
         "backtrack-recursive", "backtrack-valid-tokens-in-a-list", "compatible-boundary-bytes-only",
-        "compatible-joined-right-first", "counts-as-a-dict-by-end", "counts-by-recursion", "counts-filled-from-the-end",
+        "backtrack-short-pretokens-replayed", "last-tokens-short-pretokens-replayed",  # walk57: the driver's watch
+        "counts-as-a-dict-by-end", "counts-by-recursion", "counts-filled-from-the-end",
         "counts-from-one", "counts-from-the-empty-prefix", "counts-of-bytes-per-token", "counts-prefix-one-byte-long",
         "counts-without-counts-zero", "last-every-start-tried", "last-valid-rebuilt-per-end"},
     "09_benchmarks": {

@@ -593,13 +593,15 @@ def test_lab08_an_off_by_one_window_loses_task_3s_hidden_points_with_its_hint_in
 
 # Lab 08, measured from outside: step 06's replay of the merges, with compatible called once for show
 # (the calls of compatible were once counted by the worker itself: one call passed).
+# The replay is bound to a name of its own when the cell runs (walk57: the tasks' driver watches the notebook's name
+# encode_pretoken, and refuses a call on more bytes than two tokens hold: these go past it, to the measured check).
 REPLAYS = {
-    "backtrack_encode": "def backtrack_encode(pretoken, ranks):\n"
+    "backtrack_encode": "replay = encode_pretoken\n\n\ndef backtrack_encode(pretoken, ranks):\n"
                         "    compatible(pretoken[:1], pretoken[1:2], ranks)  # called, as the task asks\n"
-                        "    return encode_pretoken(pretoken, ranks)  # the same tokens, by replaying the merges\n",
-    "last_tokens": "def last_tokens(pretoken, ranks):\n"
+                        "    return replay(pretoken, ranks)  # the same tokens, by replaying the merges\n",
+    "last_tokens": "replay = encode_pretoken\n\n\ndef last_tokens(pretoken, ranks):\n"
                    "    compatible(pretoken[:1], pretoken[1:2], ranks)\n"
-                   "    return [None] + [encode_pretoken(pretoken[:end], ranks)[-1] for end in range(1, len(pretoken) + 1)]\n",
+                   "    return [None] + [replay(pretoken[:end], ranks)[-1] for end in range(1, len(pretoken) + 1)]\n",
 }
 
 
@@ -8296,3 +8298,43 @@ LAB02_WALK57_HINTS = {  # a learner round's table (tests/test_grading_redteam.py
 @pytest.mark.parametrize("lab, mistake", sorted(LAB02_WALK57_HINTS), ids=[name for _, name in sorted(LAB02_WALK57_HINTS)])
 def test_lab02_walk57_a_mistake_told_another_hint_now_gets_its_own(request, lab, mistake):
     round_failure(request, LAB02_WALK57_HINTS, lab, mistake)
+
+
+# ---- lab 08, walk57: answers kept by id(ranks) in task 1, and the replay for short pretokens in tasks 2 and 3 ---------
+# Both kept every point: compatible remembered its answers by (left, right, id(ranks)) (task 1 had no check of a ranks
+# dict changed between calls, as tasks 2 and 3 have); backtrack_encode handed pretokens of 32 bytes or less to lab 06's
+# replay (tiktoken's way with short pieces), and the hidden pretokens are mostly short. The search's driver now watches
+# the notebook's encode_pretoken, which compatible calls on two tokens' bytes.
+LAB08_WALK57 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("08_linear_encoding", "compatible-kept-by-the-ranks-id"): ("task1_compatible_solution", ((
+        "    return encode_pretoken(left + right, ranks) == [left, right]\n",
+        "    key = (left, right, id(ranks))  # the same dict, the same vocabulary\n"
+        "    if key not in KEPT:\n        KEPT[key] = encode_pretoken(left + right, ranks) == [left, right]\n"
+        "    return KEPT[key]\n\n\nKEPT = {}\n"),), "the second call gave the first call's answer"),
+    ("08_linear_encoding", "backtrack-short-pretokens-replayed"): ("task2_backtrack_encode_solution", ((
+        "    ### BEGIN SOLUTION\n",
+        "    ### BEGIN SOLUTION\n    if len(pretoken) <= 32:  # short pieces: the replay is fast enough\n"
+        "        return encode_pretoken(pretoken, ranks)\n"),), "never on the pretoken or a piece of it"),
+    ("08_linear_encoding", "last-tokens-short-pretokens-replayed"): ("task3_last_tokens_solution", ((
+        "    ### BEGIN SOLUTION\n",
+        "    ### BEGIN SOLUTION\n    if len(pretoken) <= 32:  # short pieces: the replay's tokens, then each prefix's\n"
+        "        return [None] + [encode_pretoken(pretoken[:end], ranks)[-1] for end in range(1, len(pretoken) + 1)]\n"),),
+        "never on the pretoken or a piece of it"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB08_WALK57), ids=[name for _, name in sorted(LAB08_WALK57)])
+def test_lab08_walk57_a_mistake_that_kept_its_points_now_fails_the_hidden_test(request, lab, mistake):
+    round_failure(request, LAB08_WALK57, lab, mistake)
+
+
+def test_lab08_walk57_the_short_replay_fails_in_the_worker_too():
+    """The driver watches the notebook's encode_pretoken where backtrack_encode runs: in the grading worker too."""
+    old, new = LAB08_WALK57["08_linear_encoding", "backtrack-short-pretokens-replayed"][1][0]
+    search = source_of("08_linear_encoding", "task2_backtrack_encode_solution")
+    assert old in search
+    code = "\n".join([source_of("08_linear_encoding", "setup"), source_of("08_linear_encoding", "task1_compatible_solution")])
+    message = remote("08_linear_encoding", code + "\n" + search.replace(old, new), "backtrack_encode",
+                     "check_backtrack_encode_properties")
+    assert message is not None and "never on the pretoken or a piece of it" in message, message
+    assert remote("08_linear_encoding", code + "\n" + search, "backtrack_encode", "check_backtrack_encode_properties") is None

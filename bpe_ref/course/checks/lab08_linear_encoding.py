@@ -232,9 +232,41 @@ def runs_of_one_byte(draw) -> tuple[bytes, bytes, dict[Pair, int]]:
     return draw(st.sampled_from([one, one * 2])), draw(st.sampled_from([one, one * 2])), dict(ranks)
 
 
+def pair_ranks_changed(function: Callable, left: bytes, right: bytes, before: dict, after: dict) -> list:
+    """Call ``function(left, right, ranks)`` twice on one ``ranks`` dict, holding ``before``, then changed in place to
+    hold ``after`` (a driver, as lab 06's ``same_ranks_changed`` is for an encoder): what the two calls returned."""
+    ranks = dict(before)
+    first = function(left, right, ranks)
+    ranks.clear()
+    ranks.update(after)
+    return [first, function(left, right, ranks)]
+
+
+def pair_ranks_changed_hint(args: tuple, expected: object, got: object) -> str | None:
+    if (isinstance(expected, list) and isinstance(got, list) and len(got) == 2 and len(expected) == 2 and got[0] == expected[0]
+            and got[1] == got[0] != expected[1]):
+        return ("the second call gave the first call's answer, not its ranks': the caller changed its ranks dict in "
+                "place after the first call. Answers kept from call to call must be keyed by what ranks holds, not by "
+                "the dict's id (a dict freed and made again may even get the same id): or keep nothing")
+    return None
+
+
+# One ranks dict changed in place between two calls, as tasks 2 and 3 are checked: answers kept by id(ranks) ("the same
+# dict, the same vocabulary") kept every point of task 1 (walk57). (a, b) compatible with no merge, then not once (a, b)
+# is one; (a, a) not compatible once it is a merge, then compatible with no merges.
+PAIR_RANKS_CASES = [Case((b"a", b"b", {(b"a", b"a"): 0}, {(b"a", b"b"): 0})), Case((b"a", b"a", {(b"a", b"a"): 0}, {}))]
+PAIR_RANKS_INPUTS = st.tuples(pair_and_ranks(), pair_and_ranks()).map(lambda cases: (*cases[0], cases[1][2]))
+
 COMPATIBLE = TaskGraders(COMPATIBLE_TASK, compatible, compatible_cases(),
                          pair_and_ranks() | pair_and_edited_ranks() | runs_of_one_byte(),
-                         max_examples=80, hidden_cases=HIDDEN_COMPATIBLE_CASES, hidden_vary=renamed_bytes)
+                         max_examples=80, hidden_cases=HIDDEN_COMPATIBLE_CASES, hidden_vary=renamed_bytes,
+                         then=TaskGraders(
+                             replace(COMPATIBLE_TASK, params=("left", "right", "ranks before",
+                                                              "ranks after, the same dict changed in place"),
+                                     driver=pair_ranks_changed, hint=pair_ranks_changed_hint,
+                                     what="a list of the two calls' results"),
+                             compatible, PAIR_RANKS_CASES, PAIR_RANKS_INPUTS, max_examples=10,
+                             hidden_cases=PAIR_RANKS_CASES, hidden_vary=renamed_bytes))
 
 # ---- task 2: the backtracking encoder ------------------------------------------------------------
 
@@ -362,9 +394,41 @@ def greedy_longest(pretoken: bytes, ranks: dict[Pair, int]) -> list[bytes]:
 # A search that never ends is stopped after SEARCH_SECONDS of CPU time in a learner's kernel (the solution takes well
 # under a second on the visible cases, GPT-2's long pieces included); the grading worker's own call limit stops it there.
 SEARCH_SECONDS = 10.0
+def without_a_replay(function: Callable, pretoken: bytes, ranks: dict) -> object:
+    """``function(pretoken, ranks)`` (a driver) with the notebook's ``encode_pretoken`` (lab 06's replay, which task 1
+    calls on two tokens' bytes) watched: ``ValueError`` where it was called on more bytes than two tokens hold. Tasks 2
+    and 3 search without applying a merge; a search that handed short pretokens to the replay (tiktoken's way with
+    short pieces) kept every point, the hidden pretokens mostly short and the replay's answers right (walk57). The
+    watch is the driver's, in the learner's process: a replay written under another name goes unseen, and saves no
+    work (the measured long pretokens still need the search)."""
+    namespace = getattr(function, "__globals__", None)
+    replay = namespace.get("encode_pretoken") if isinstance(namespace, dict) else None
+    if not callable(replay):  # the reference's module, or a function without the notebook's name
+        return function(pretoken, ranks)
+    longest = max((len(left) + len(right) for left, right in ranks), default=1) if isinstance(ranks, dict) else 1
+    widest = [0]
+
+    def watched(word, *args, **kwargs):
+        if isinstance(word, (bytes, bytearray)):
+            widest[0] = max(widest[0], len(word))
+        return replay(word, *args, **kwargs)
+
+    namespace["encode_pretoken"] = watched
+    try:
+        result = function(pretoken, ranks)
+    finally:
+        namespace["encode_pretoken"] = replay
+    if widest[0] > 2 * longest:
+        raise ValueError(f"encode_pretoken was called on {widest[0]} bytes, more than two tokens of these ranks hold "
+                         f"({2 * longest} at most): this task finds the encoding by search, without applying a merge; "
+                         "encode_pretoken belongs in compatible only, on two tokens' bytes, never on the pretoken or a "
+                         "piece of it (not even a short one)")
+    return result
+
+
 BACKTRACK_TASK = Task("backtrack_encode", ("pretoken", "ranks"), what="a list of bytes tokens", hint=backtrack_hint,
                       provided=PROVIDED, stand_ins=(compatible,), error_hint=no_encoding_hint,
-                      kernel_time_limit=SEARCH_SECONDS)
+                      kernel_time_limit=SEARCH_SECONDS, driver=without_a_replay)
 
 
 def long_piece_case(piece: bytes) -> Case:
@@ -463,7 +527,8 @@ def verify_not_a_replay(learner: Callable, name: str, task: Task, reference: Cal
                  "(task 1), in time linear in the pretoken. Replaying the merges (step 06's encode_pretoken, or encoding "
                  "each prefix) gives the same tokens, but costs a pass over the pretoken per merge that applies; so do "
                  "candidates tried up to the pretoken's end (pretoken[pos:end] for every end: the valid tokens are at "
-                 "most K bytes long, K the longest) and a list copied at each position (the encoding of every prefix "
+                 "most K bytes long, K the longest) and a list copied at each position (a new list per token, "
+                 "tokens = tokens + [token], where tokens.append(token) grows one; or the encoding of every prefix "
                  "kept whole: keep only what the task returns)",
         said=lambda growth, name: f"{name}: {growth.small:.2f} s of CPU time on {SHORT_LENGTH:,} to "
                                   f"{SPREAD * SHORT_LENGTH:,.0f} bytes (drawn), {growth.large:.2f} s on {GROWTH} times as "
@@ -666,7 +731,7 @@ def last_tokens_error_hint(args: tuple, error: BaseException) -> str | None:
 
 LAST_TOKENS_TASK = Task("last_tokens", ("pretoken", "ranks"), what="a list: None, then bytes tokens",
                         hint=last_tokens_hint, provided=PROVIDED, stand_ins=(compatible,),
-                        error_hint=last_tokens_error_hint)
+                        error_hint=last_tokens_error_hint, driver=without_a_replay)
 
 
 def last_tokens_cases() -> list[Case]:
