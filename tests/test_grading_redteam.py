@@ -3238,6 +3238,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "counts-from-one", "counts-from-the-empty-prefix", "counts-of-bytes-per-token", "counts-prefix-one-byte-long",
         "counts-without-counts-zero", "last-every-start-tried", "last-valid-rebuilt-per-end"},
     "09_benchmarks": {
+        "exponent-neither-logged",  # walk57
         "ratio-median-low", "exponent-of-log1p", "exponent-rounded", "crossover-one-point-allowed",  # novel48
         "exponent-logs-of-two-bases", "exponent-sizes-sorted-alone", "ratio-last-round-left-out",
         "collector-not-restored-on-error", "collector-paused-around-all-rounds",

@@ -8322,9 +8322,21 @@ def test_lab08_walk57_the_short_replay_fails_in_the_worker_too():
     assert remote("08_linear_encoding", code + "\n" + search, "backtrack_encode", "check_backtrack_encode_properties") is None
 
 
-# Walk57's mistakes that a case catches (labs 02, 05, 08 and 10), each graded with its task's hidden test, where it now
-# fails with its own message (lab 05's push loop, a measured mistake, is graded above at its first verdict).
-_walk57 = {**LAB02_WALK57_HINTS, **LAB05_WALK57_HINTS, **LAB08_WALK57, **LAB10_WALK57}
+LAB09_WALK57_HINTS = {  # lab 09's, told nothing or another mistake's hint (a learner round's table)
+    ("09_benchmarks", "spread-by-the-upper-middle"): ("task2_spread_solution", ((
+        "middle = statistics.median(values)", "middle = sorted(values)[len(values) // 2]"),), "the upper of the two middle"),
+    ("09_benchmarks", "exponent-neither-logged"): ("task4_fit_exponent_solution", ((
+        "math.log(s)", "float(s)"), ("math.log(t)", "float(t)")), "neither logged"),  # its hint overflowed, on sizes of 1,000
+    ("09_benchmarks", "crossover-an-int"): ("task5_crossover_solution", ((
+        "return float(xs[i])", "return xs[i]"),), "is an int, where a float is due"),
+    ("09_benchmarks", "peak-traces-cleared"): ("task6_peak_memory_solution", ((
+        "tracemalloc.reset_peak()", "tracemalloc.clear_traces()"),), "tracemalloc.clear_traces(), like stop()"),
+}
+
+
+# Walk57's mistakes that a case catches (labs 02, 05, 08, 09 and 10), each graded with its task's hidden test, where it
+# now fails with its own message (lab 05's push loop, a measured mistake, is graded above at its first verdict).
+_walk57 = {**LAB02_WALK57_HINTS, **LAB05_WALK57_HINTS, **LAB08_WALK57, **LAB09_WALK57_HINTS, **LAB10_WALK57}
 
 
 @pytest.mark.seeded

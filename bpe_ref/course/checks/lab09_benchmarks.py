@@ -565,6 +565,12 @@ def spread_hint(args: tuple, expected: object, got: object) -> str | None:
     unsorted = values != sorted(values) and any(got == significant(unsorted_quartile_range(values) / m)
                                                 for m in middles if m)
     whole_range = got == significant((max(values) - min(values)) / middle)
+    upper = sorted(values)[len(values) // 2]
+    if len(values) % 2 == 0 and upper != middle and upper and got == significant(spread(values) * middle / upper):
+        # walk57: told nothing, or (values unsorted) only that the values were not sorted
+        return (f"divided by {upper!r}, the upper of the two middle values: with an even number of values the median is "
+                f"the mean of the two middle ones, {middle!r} here (statistics.median)" + (
+                    "; or else the quartiles were taken in the values as given: sort them first" if unsorted else ""))
     if unsorted and whole_range:
         return ("sort the values first: the quartiles sit at positions p * (n - 1) of the SORTED values; here the "
                 "unsorted positions happen to hold the minimum and the maximum, so your answer is (max - min) / median")
@@ -705,6 +711,15 @@ PAIRED_RATIO = TaskGraders(RATIO_TASK, paired_ratio, RATIO_CASES, ratio_inputs()
 # ---- task 4: a fitted exponent -------------------------------------------------------------------
 
 
+def least_squares_slope(xs: list, ys: list) -> float:
+    """The least-squares slope of ``ys`` against ``xs`` (for the hints: what a fit without a logarithm gives; a fit on
+    ``math.e ** size`` overflowed from a size of about 710 on, which dropped every hint of the first visible case,
+    walk57)."""
+    xs, ys = [float(x) for x in xs], [float(y) for y in ys]
+    mean_x, mean_y = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sum((x - mean_x) ** 2 for x in xs)
+
+
 def exponent_hint(args: tuple, expected: object, got: object) -> str | None:
     sizes, seconds = args
     if (got in ("raised ValueError", "raised StatisticsError") and expected == 0.0 and len(set(sizes)) > 1
@@ -731,7 +746,10 @@ def exponent_hint(args: tuple, expected: object, got: object) -> str | None:
     if len(sizes) > 3 and len(set(sizes[half:])) > 1 and round(fit_exponent(sizes[half:], seconds[half:]), 9) == got:
         return ("that is the slope over the longer half of the points: fit over all the points given. Page 09 picks "
                 "the sizes where the growth dominates before it calls the fit; the function fits what it is given")
-    if len(set(sizes)) > 1 and got == round(fit_exponent([math.e ** s for s in sizes], seconds), 9):
+    if len(set(sizes)) > 1 and got == round(least_squares_slope(sizes, seconds), 9):
+        return ("that is the slope of the seconds against the sizes, neither logged: the exponent is the slope in "
+                "log-log space, x = math.log(size) and y = math.log(seconds)")
+    if len(set(sizes)) > 1 and got == round(least_squares_slope(sizes, [math.log(second) for second in seconds]), 9):
         return ("that is the slope of log(seconds) against the sizes themselves: log the sizes too, "
                 "x = math.log(size), as the times are")
     if sizes != sorted(sizes) and len(sizes) == len(seconds) and round(fit_exponent(sorted(sizes), seconds), 9) == got:
@@ -839,6 +857,8 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
     if found:
         return found
     xs, ys_a, ys_b = args
+    if type(got) is int and isinstance(expected, float) and got == expected:  # walk57: the table said 2.0 and 2
+        return f"{got!r} is an int, where a float is due (a measured x of ints is one too): return float(x)"
     d = [a - b for a, b in zip(ys_a, ys_b)] if len(xs) == len(ys_a) == len(ys_b) else []
     apart = [i for i, x in enumerate(xs[:len(d)]) if got == float(x) and 0 < abs(d[i]) < 1e-6  # no crossing beside it either
              and all((d[j] < 0) == (d[i] < 0) and d[j] != 0 for j in (i - 1, i + 1) if 0 <= j < len(d))]
@@ -1074,9 +1094,9 @@ def peak_hint(args: tuple, expected: object, got: object) -> str | None:
             return "tracing was on before the call (an outer measurement): leave it on, do not stop it"
         return "stop tracing after the call if it was off before, also when the function raises (try ... finally)"
     if got.get(OUTER_KEPT) is False and expected.get(OUTER_KEPT):
-        return ("tracing was on before the call (someone measures around you): tracemalloc.stop() then start() forgets "
-                "everything it traced before, the caller's allocations included; reset only the peak "
-                "(tracemalloc.reset_peak())")
+        return ("tracing was on before the call (someone measures around you): tracemalloc.clear_traces(), like stop() "
+                "then start(), forgets everything it traced before, the caller's allocations included; reset only the "
+                "peak (tracemalloc.reset_peak())")
     want, have = expected.get("peak (64 KiB units)"), got.get("peak (64 KiB units)")
     if isinstance(have, int) and isinstance(want, int) and have > want + 1:
         units = MIB // PEAK_UNIT
