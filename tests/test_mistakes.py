@@ -8331,6 +8331,12 @@ LAB09_WALK57_HINTS = {  # lab 09's, told nothing or another mistake's hint (a le
         "return float(xs[i])", "return xs[i]"),), "is an int, where a float is due"),
     ("09_benchmarks", "peak-traces-cleared"): ("task6_peak_memory_solution", ((
         "tracemalloc.reset_peak()", "tracemalloc.clear_traces()"),), "tracemalloc.clear_traces(), like stop()"),
+    # kept every point: "never compare floats with ==" (two fixed hidden cases now hold curves that come close)
+    ("09_benchmarks", "crossover-meets-where-isclose"): ("task5_crossover_solution", ((
+        "        if d[i] == 0:\n", "        if __import__(\"math\").isclose(ys_a[i], ys_b[i]):\n"),), "no tolerance"),
+    ("09_benchmarks", "crossover-meets-within-a-relative-1e-3"): ("task5_crossover_solution", ((
+        "        if d[i] == 0:\n", "        if __import__(\"math\").isclose(ys_a[i], ys_b[i], rel_tol=1e-3):\n"),),
+        "no tolerance"),
 }
 
 
