@@ -8340,9 +8340,19 @@ LAB09_WALK57_HINTS = {  # lab 09's, told nothing or another mistake's hint (a le
 }
 
 
-# Walk57's mistakes that a case catches (labs 02, 05, 08, 09 and 10), each graded with its task's hidden test, where it
-# now fails with its own message (lab 05's push loop, a measured mistake, is graded above at its first verdict).
-_walk57 = {**LAB02_WALK57_HINTS, **LAB05_WALK57_HINTS, **LAB08_WALK57, **LAB09_WALK57_HINTS, **LAB10_WALK57}
+LAB06_WALK57 = {  # kept every point: task 3 had no check of a ranks dict changed between calls, as task 2 has
+    ("06_encode_decode", "text-tokens-kept-by-the-ranks-id"): ("task3_encode_text_solution", ((
+        "            tokens += encode_pretoken(pretoken.encode(\"utf-8\"), ranks)\n",
+        "            key = (pretoken, id(ranks))  # the same dict, the same vocabulary: encode each pretoken once\n"
+        "            if key not in KEPT:\n                KEPT[key] = encode_pretoken(pretoken.encode(\"utf-8\"), ranks)\n"
+        "            tokens += KEPT[key]\n"),
+        ("    return tokens\n", "    return tokens\n\n\nKEPT = {}\n")), "the second call gave other tokens than its ranks give"),
+}
+
+
+# Walk57's mistakes that a case catches (labs 02, 05, 06, 08, 09 and 10), each graded with its task's hidden test, where
+# it now fails with its own message (lab 05's push loop, a measured mistake, is graded above at its first verdict).
+_walk57 = {**LAB02_WALK57_HINTS, **LAB05_WALK57_HINTS, **LAB06_WALK57, **LAB08_WALK57, **LAB09_WALK57_HINTS, **LAB10_WALK57}
 
 
 @pytest.mark.seeded

@@ -1085,8 +1085,32 @@ def around_text(args: tuple, rng: random.Random) -> tuple:
 
 
 # 60 generated texts: the 50 of the other kinds there were before the blank lines (a sixth) were drawn.
+def text_ranks_changed(function: Callable, text: str, before: dict, after: dict, special_tokens: list) -> list:
+    """Call ``function(text, ranks, special_tokens)`` twice on one ``ranks`` dict, holding ``before``, then changed in
+    place to hold ``after`` (a driver, as :func:`same_ranks_changed` is for a pretoken): what the two calls returned."""
+    ranks = dict(before)
+    first = function(text, ranks, special_tokens)
+    ranks.clear()
+    ranks.update(after)
+    return [first, function(text, ranks, special_tokens)]
+
+
+# One ranks dict changed in place between two calls, as task 2 is checked: an encode_text that kept its pretokens' tokens
+# by (pretoken, id(ranks)) kept every point (walk57). "abc" under (a, b) alone, then (b, c) alone.
+TEXT_RANKS_CASES = [Case(("abc", {(b"a", b"b"): 0}, {(b"b", b"c"): 0}, [])),
+                    Case((f"I worked.{EOT}I worked.", {(b"o", b"r"): 1, (b" ", b"w"): 0}, {(b"o", b"r"): 0}, [EOT]))]
+TEXT_RANKS_INPUTS = st.tuples(text_inputs(), text_inputs()).map(lambda cases: (cases[0][0], cases[0][1], cases[1][1],
+                                                                               cases[0][2]))
+TEXT_RANKS_TASK = replace(
+    ENCODE_TEXT_TASK, params=("text", "ranks before", "ranks after, the same dict changed in place", "special_tokens"),
+    driver=text_ranks_changed, hint=lambda args, expected, got: same_ranks_hint(args[:3], expected, got),
+    what="a list of the two calls' results", unchanged=(3,),
+    error_hint=lambda args, error: text_error_hint((args[0], args[2], args[3]), error))
+
 ENCODE_TEXT = TaskGraders(ENCODE_TEXT_TASK, encode_text, ENCODE_TEXT_CASES, text_inputs(), max_examples=60,
-                          hidden_cases=HIDDEN_TEXT_CASES, hidden_vary=around_text, hidden_then=gives_tiktoken_tokens)
+                          hidden_cases=HIDDEN_TEXT_CASES, hidden_vary=around_text, hidden_then=gives_tiktoken_tokens,
+                          then=TaskGraders(TEXT_RANKS_TASK, encode_text, TEXT_RANKS_CASES, TEXT_RANKS_INPUTS, max_examples=10,
+                                           hidden_cases=TEXT_RANKS_CASES))
 
 
 # ---- task 4: the arena ---------------------------------------------------------------------------
