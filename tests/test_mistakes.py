@@ -8296,7 +8296,9 @@ LAB08_WALK57 = {  # a learner round's table (tests/test_grading_redteam.py finds
         "    return encode_pretoken(left + right, ranks) == [left, right]\n",
         "    key = (left, right, id(ranks))  # the same dict, the same vocabulary\n"
         "    if key not in KEPT:\n        KEPT[key] = encode_pretoken(left + right, ranks) == [left, right]\n"
-        "    return KEPT[key]\n\n\nKEPT = {}\n"),), "the second call gave the first call's answer"),
+        "    return KEPT[key]\n\n\nKEPT = {}\n"),),
+        # or, where a freed dict's id came again in the main cases, told of a stale answer there
+        ("the second call gave the first call's answer", "failed once but not when run again")),
     ("08_linear_encoding", "backtrack-short-pretokens-replayed"): ("task2_backtrack_encode_solution", ((
         "    ### BEGIN SOLUTION\n",
         "    ### BEGIN SOLUTION\n    if len(pretoken) <= 32:  # short pieces: the replay is fast enough\n"
@@ -8332,6 +8334,10 @@ LAB09_WALK57_HINTS = {  # lab 09's, told nothing or another mistake's hint (a le
     ("09_benchmarks", "peak-traces-cleared"): ("task6_peak_memory_solution", ((
         "tracemalloc.reset_peak()", "tracemalloc.clear_traces()"),), "tracemalloc.clear_traces(), like stop()"),
     # kept every point: "never compare floats with ==" (two fixed hidden cases now hold curves that come close)
+    # told only of |a - b|: an exact meeting looked for first, in a scan of its own, then the changes of sign
+    ("09_benchmarks", "crossover-meetings-first-then-crossings"): ("task5_crossover_solution", ((
+        "            return float(xs[i])\n        if i + 1 < len(xs)",
+        "            return float(xs[i])\n    for i in range(len(xs)):\n        if i + 1 < len(xs)"),), "scan the points once"),
     ("09_benchmarks", "crossover-meets-where-isclose"): ("task5_crossover_solution", ((
         "        if d[i] == 0:\n", "        if __import__(\"math\").isclose(ys_a[i], ys_b[i]):\n"),), "no tolerance"),
     ("09_benchmarks", "crossover-meets-within-a-relative-1e-3"): ("task5_crossover_solution", ((
@@ -8341,6 +8347,10 @@ LAB09_WALK57_HINTS = {  # lab 09's, told nothing or another mistake's hint (a le
 
 
 LAB06_WALK57 = {  # kept every point: task 3 had no check of a ranks dict changed between calls, as task 2 has
+    # told "the leftmost pair, or the highest rank", which its tokens matched by chance
+    ("06_encode_decode", "pretoken-ranks-compared-as-text"): ("task2_encode_pretoken_solution", ((
+        'key=lambda pair: ranks.get(pair, float("inf"))', 'key=lambda pair: str(ranks.get(pair, float("inf")))'),),
+        ("compared the ranks as text", "those of ranks compared as text")),
     ("06_encode_decode", "text-tokens-kept-by-the-ranks-id"): ("task3_encode_text_solution", ((
         "            tokens += encode_pretoken(pretoken.encode(\"utf-8\"), ranks)\n",
         "            key = (pretoken, id(ranks))  # the same dict, the same vocabulary: encode each pretoken once\n"

@@ -398,6 +398,15 @@ def encode_hint(args: tuple, expected: object, got: object) -> str | None:
     first_listed = list(ranks) != sorted(ranks, key=ranks.__getitem__) and got == _variant(
         pretoken, ranks, lambda present: min(present, key=listed.__getitem__))
     also_listed = f" (or, if you took the pair the dict ranks lists first: {dict_order})" if first_listed else ""
+    as_text = got != expected and got == _variant(pretoken, ranks, lambda present: min(present, key=lambda pair: str(
+        ranks[pair])))
+    if as_text:  # walk57: told only "the leftmost pair, or the highest rank", which its tokens matched by chance
+        others = [way for way, fits in (("the leftmost pair that is a merge", leftmost),
+                                        ("the pair of highest rank", highest)) if fits]
+        return ("you compared the ranks as text (str(rank), or a key that makes one): '173' < '8' as strings, so the "
+                "pair that wins is not the one of lowest rank; compare the ranks as numbers, ranks.get(pair, "
+                "float('inf'))" + (f" (or else you merged {' or '.join(others)} first: {lowest_first})" if others
+                                   else ""))
     if leftmost and highest:
         return (f"you merged the leftmost pair that is a merge first, or you merged the pair of highest rank first (here "
                 f"both give your tokens): {lowest_first}{also_listed}")
@@ -554,7 +563,13 @@ def same_ranks_changed(function: Callable, pretoken: bytes, before: dict, after:
 
 def same_ranks_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(expected, list) and isinstance(got, list) and len(got) == 2 and got[0] == expected[0]:
-        _, before, after = args
+        pretoken, before, after = args
+        if (type(pretoken) is bytes and isinstance(after, dict) and len(expected) == 2 and got[1] != expected[1]
+                and all(type(rank) is int for rank in after.values())
+                and got[1] == _variant(pretoken, after, lambda present: min(present, key=lambda pair: str(after[pair])))):
+            # walk57: ranks compared as text, right by chance on the first call's ranks, told of a cache by id(ranks)
+            return ("the second call's tokens are those of ranks compared as text (str(rank)): '173' < '8' as strings; "
+                    "compare the ranks as numbers, ranks.get(pair, float('inf'))")
         # the same pairs in the same order with other ranks: a function that numbers the pairs by their place in the
         # dict (enumerate(ranks)) gives the first call's tokens again too, with nothing kept (walk49)
         in_order = (" (Or else: your function takes a pair's rank from its place in the dict, not from its value "

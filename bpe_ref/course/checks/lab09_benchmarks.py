@@ -876,6 +876,15 @@ def crossover_hint(args: tuple, expected: object, got: object) -> str | None:
                 "lost; keep the sign of d = a - b, and look for d[i] == 0 or a change of sign between d[i] and d[i + 1]"
                 if expected != got and d and got == value_or_error(crossover, xs, [abs(x) for x in d], [0.0] * len(d))
                 else None)
+    earlier = next((i for i in range(len(d) - 1) if d[i] != 0 and d[i + 1] != 0 and (d[i] < 0) != (d[i + 1] < 0)),
+                   None) if distance and isinstance(got, float) else None
+    if earlier is not None and xs[earlier + 1] <= got:
+        # walk57: a scan for exact meetings first, then one for changes of sign, was told only of |a - b|
+        distance = (f"that is the first x where a - b is 0 exactly, but a and b cross before it, between x = "
+                    f"{xs[earlier]!r} and x = {xs[earlier + 1]!r}, where d = a - b changes sign: scan the points once and "
+                    "return the first of either, d[i] == 0 or a change of sign between d[i] and d[i + 1] (two scans, "
+                    "one for each, find a later meeting first; so does a scan of where |a - b| is 0 only, which loses "
+                    "the sign)")
     one_way = [significant(one_way_crossover(xs, d, falling)) for falling in (True, False)] if d else []
     if isinstance(expected, float) and not distance and (got is None or isinstance(got, float)) and got != expected \
             and significant(got) in one_way:
