@@ -8360,6 +8360,24 @@ LAB06_WALK57 = {  # kept every point: task 3 had no check of a ranks dict change
 }
 
 
+# ---- lab 06, walk57's leftover: an arena's buffer grown with += (issue 21's walk) -------------------------------------
+# build_arena growing its bytes buffer token by token: the right arena in time quadratic in the tokens (GPT-2's 50,257
+# tokens 0.21 s against 0.017 s: the visible test passes). It kept every point; the hidden test now measures the growth.
+LAB06_ARENA_COST = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("06_encode_decode", "arena-buffer-grown-with-plus-equals"): ("task4_build_arena_solution", (
+        ("    pieces = []\n", "    buffer = b\"\"\n"), ("        pieces.append(token)\n", "        buffer += token\n"),
+        ("    return b\"\".join(pieces), offsets\n", "    return buffer, offsets\n")),
+        "buffer += token on bytes copies every byte"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB06_ARENA_COST), ids=[name for _, name in sorted(LAB06_ARENA_COST)])
+def test_lab06_an_arena_grown_with_plus_equals_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB06_ARENA_COST, lab, mistake)
+    assert "measured from outside your code" in found or "did not finish within" in found, found
+
+
 # Walk57's mistakes that a case catches (labs 02, 05, 06, 08, 09 and 10), each graded with its task's hidden test, where
 # it now fails with its own message (lab 05's push loop, a measured mistake, is graded above at its first verdict).
 _walk57 = {**LAB02_WALK57_HINTS, **LAB05_WALK57_HINTS, **LAB06_WALK57, **LAB08_WALK57, **LAB09_WALK57_HINTS, **LAB10_WALK57}

@@ -1212,9 +1212,43 @@ def gpt2_arena_case() -> Case:
 token_bytes = st.binary(min_size=1, max_size=4) | st.sampled_from([b"<|endoftext|>", b"\xf0\x9f", b" the"])
 vocabs = st.dictionaries(st.integers(0, 24), token_bytes, max_size=14)
 
-# Task 4: small vocabularies, ids missing, and GPT-2's whole vocabulary (read when the test runs).
+# ---- task 4's cost: the buffer joined in time linear in the vocabulary -------------------------------------------------
+# A build_arena that grows its buffer with buffer += token (bytes: each += copies every byte so far) returns the right
+# arena in time quadratic in the tokens, which no answer shows: in process, GPT-2's 50,257 tokens took 0.21 s against the
+# reference's 0.017 s (the visible test passes), 400,000 tokens of 7 bytes 15 s against 0.15 s (walk57). So the hidden test
+# ends by measuring, from outside the learner's code, how its CPU time grows from ARENA_TOKENS tokens of 1 to 12 bytes
+# (ids missing now and then), or up to SIZE_SPREAD times as many (drawn), to ARENA_TIMES times as many.
+ARENA_TOKENS, ARENA_TIMES = 20_000, 10
+ARENA_LIMIT, ARENA_FACTOR, ARENA_SLACK, ARENA_SECONDS = 25.0, 8.0, 0.1, 5.0
+
+
+def measured_arena_input(index: int, count: int) -> tuple[dict[int, bytes]]:
+    """A vocabulary of about ``count`` ids, one in 50 without a token, of 1 to 12 bytes drawn from the grading's seed (a
+    fresh vocabulary for each measured call: ``index``), listed out of id order."""
+    rng = measured.measured_random(f"06_encode_decode:build_arena:{count}:{index}")
+    ids = [i for i in range(count) if rng.random() >= 0.02]
+    rng.shuffle(ids)
+    return ({i: rng.randbytes(rng.randint(1, 12)) for i in ids},)
+
+
+ARENA_BUILT_LINEARLY = measured.MeasuredGrowth(
+    task=ARENA_TASK, reference=build_arena,
+    small=lambda index, scale: measured_arena_input(index, round(ARENA_TOKENS * scale)),
+    large=lambda index, scale: measured_arena_input(index, round(ARENA_TOKENS * scale) * ARENA_TIMES), times=ARENA_TIMES,
+    spread=SIZE_SPREAD,
+    describe=lambda args: f"<a vocabulary of {len(args[0]):,} tokens of 1 to 12 bytes, some ids without one>",
+    limit=ARENA_LIMIT, factor=ARENA_FACTOR, slack=ARENA_SLACK, timeout=ARENA_SECONDS,
+    too_slow="gather the tokens' bytes and join them once (a list of pieces, then b''.join, or one bytearray extended): "
+             "buffer += token on bytes copies every byte gathered so far at each token, time quadratic in the tokens",
+    said=lambda growth, name: f"{name}: its CPU time from {ARENA_TOKENS:,} to {SIZE_SPREAD * ARENA_TOKENS:,.0f} tokens "
+                              f"(drawn) to {ARENA_TIMES} times as many grows as a linear method's does (measured from "
+                              "outside your code).")
+
+
+# Task 4: small vocabularies, ids missing, and GPT-2's whole vocabulary (read when the test runs); the hidden test then
+# measures the cost.
 BUILD_ARENA = TaskGraders(ARENA_TASK, build_arena, [*ARENA_CASES, Later(gpt2_arena_case)], vocabs.map(lambda vocab: (vocab,)),
-                          max_examples=50)
+                          max_examples=50, hidden_then=ARENA_BUILT_LINEARLY.verify)
 
 
 # ---- task 5: decoding from the arena -------------------------------------------------------------
