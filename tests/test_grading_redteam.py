@@ -3204,6 +3204,8 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         # walk55's results grown with + (the hidden tests' measured growth: tests/test_mistakes.py, LAB06_WALK55_GROWN)
         "decoded-out-plus-piece", "decoded-out-plus-equals", "text-tokens-plus-more",
         "arena-buffer-grown-with-plus-equals",  # walk57's leftover (the same: LAB06_ARENA_COST)
+        # walk58's costs at each call (many short calls measured: LAB06_PER_CALL)
+        "pretoken-default-rank-the-max-each-call", "pretoken-ranks-copied-each-call", "decode-valid-ids-a-set-each-call",
         "decoded-tokens-kept-by-id"},  # walk55's (the generated inputs: a second arena with the same ids)
     # (merge_all's fixed cases, novel40's, catch 11 of its mistakes that were listed here; novel44's, 3 more)
     "07_heap_encoding": {

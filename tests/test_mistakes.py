@@ -8378,6 +8378,36 @@ def test_lab06_an_arena_grown_with_plus_equals_loses_the_hidden_points(request, 
     assert "measured from outside your code" in found or "did not finish within" in found, found
 
 
+# ---- lab 06, walk58: a cost at each call that grows with the vocabulary (issue 21's walk) ----------------------------
+# Right answers, O(M) (merges) or O(V) (tokens) a call: encode_text calls encode_pretoken once per pretoken, and a stream
+# decodes a few ids a call. The measured calls were one large call, or 500 pretokens with 10,000 merges (a copy of the
+# ranks each call passed there); the hidden tests now also measure many very short calls with one large dict or arena.
+LAB06_PER_CALL = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("06_encode_decode", "pretoken-default-rank-the-max-each-call"): ("task2_encode_pretoken_solution", (
+        ("    word = split_into_bytes(pretoken)\n",
+         "    no_merge = max(ranks.values(), default=0) + 1  # a default rank larger than any merge\n"
+         "    word = split_into_bytes(pretoken)\n"),
+        ('ranks.get(pair, float("inf"))', "ranks.get(pair, no_merge)")), "does each call look at every merge"),
+    ("06_encode_decode", "pretoken-ranks-copied-each-call"): ("task2_encode_pretoken_solution", (
+        ("    word = split_into_bytes(pretoken)\n",
+         "    ranks = dict(ranks)  # a copy of our own: the caller's dict stays as it was\n"
+         "    word = split_into_bytes(pretoken)\n"),), "does each call look at every merge"),
+    ("06_encode_decode", "decode-valid-ids-a-set-each-call"): ("task5_decode_with_arena_solution", (
+        ("    pieces = []\n",
+         "    valid = {i for i in range(len(offsets) - 1) if offsets[i] < offsets[i + 1]}\n    pieces = []\n"),
+        ("        if not 0 <= token_id < len(offsets) - 1 or offsets[token_id] == offsets[token_id + 1]:\n",
+         "        if token_id not in valid:\n")), "does each call look at every token"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB06_PER_CALL), ids=[name for _, name in sorted(LAB06_PER_CALL)])
+def test_lab06_a_cost_at_each_call_that_grows_with_the_vocabulary_loses_the_hidden_points(request, at_the_first_verdict,
+                                                                                          lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB06_PER_CALL, lab, mistake)
+    assert "measured from outside your code" in found or "did not finish within" in found, found
+
+
 # Walk57's mistakes that a case catches (labs 02, 05, 06, 08, 09 and 10), each graded with its task's hidden test, where
 # it now fails with its own message (lab 05's push loop, a measured mistake, is graded above at its first verdict).
 _walk57 = {**LAB02_WALK57_HINTS, **LAB05_WALK57_HINTS, **LAB06_WALK57, **LAB08_WALK57, **LAB09_WALK57_HINTS, **LAB10_WALK57}

@@ -674,10 +674,57 @@ ENCODE_COST = measured.MeasuredCost(
                                       f"bytes with {ENCODE_MEASURED_MERGES:,} or more merges (drawn) in "))
 
 
+# A call's cost: task 3 calls encode_pretoken once per pretoken, with GPT-2's 50,000 merges, so nothing per call may look
+# at every merge. A default rank computed as max(ranks.values()) + 1 at each call (the hint's "a default rank larger than
+# any merge"), a copy of the ranks or a set of their pairs made at each call, give the right tokens at O(M) a call: in
+# process, 1,601 words with GPT-2's ranks 1.24 s against 0.008 s (walk58); ENCODE_COST's 500 pretokens with 10,000 merges
+# took them for 0.06 to 0.10 s, within its bound. So the hidden test also encodes PER_CALL_PRETOKENS pretokens of 1 to 3
+# bytes with PER_CALL_MERGES merges (a driver calls it for each, in the worker): in process, a max() of the ranks at each
+# call 1.9 s, a copy of them 0.55 s, a set of their pairs 2.7 s, the reference 0.02 s (the worker decodes the ranks once,
+# about 0.1 s: the slack).
+PER_CALL_PRETOKENS, PER_CALL_MERGES = 8_000, 50_000
+PER_CALL_FACTOR, PER_CALL_SLACK, PER_CALL_SECONDS = 4.0, 0.3, 4.0
+
+
+def very_short_pretokens_many_merges(index: int, scale: float = 1.0) -> tuple[list[bytes], dict[Pair, int]]:
+    """:data:`PER_CALL_PRETOKENS` pretokens of 1 to 3 letters of ``abcd`` and ranks of every merge of two letters and of
+    two such pairs, among :data:`PER_CALL_MERGES` merges of bytes the pretokens never hold, in a shuffled rank order,
+    drawn from the grading's seed (each measured call its own: ``index``)."""
+    rng = measured.measured_random(f"06_encode_decode:encode_pretoken:per call:{index}")
+    letters = [bytes([byte]) for byte in b"abcd"]
+    pairs = [x + y for x in letters for y in letters]
+    merges = [(x, y) for x in letters for y in letters] + [(x, y) for x in pairs for y in pairs]
+    others = bytes(byte for byte in range(256) if byte not in b"abcd")
+    other = dict.fromkeys((bytes(rng.choices(others, k=rng.randint(1, 3))), bytes(rng.choices(others, k=rng.randint(1, 3))))
+                          for _ in range(round(PER_CALL_MERGES * scale)))
+    merges += list(other)
+    rng.shuffle(merges)
+    pretokens = [bytes(rng.choices(b"abcd", k=rng.randint(1, 3))) for _ in range(round(PER_CALL_PRETOKENS * scale))]
+    return pretokens, merge_ranks(merges)
+
+
+PER_CALL_COST = measured.MeasuredCost(
+    task=replace(ENCODE_PRETOKEN_TASK, params=("pretokens", "ranks"), driver=each_pretoken,
+                 what="a list of the tokens of each pretoken"),
+    reference=encode_each_pretoken, build=very_short_pretokens_many_merges,
+    spread=measured.COST_SPREAD,
+    shape=f"<each of {PER_CALL_PRETOKENS:,} or more pretokens of 1 to 3 bytes>, <{PER_CALL_MERGES:,} or more merges, 272 of "
+          "them of their bytes>",
+    factor=PER_CALL_FACTOR, slack=PER_CALL_SLACK, timeout=PER_CALL_SECONDS,
+    too_slow="does each call look at every merge: a default rank of max(ranks.values()) + 1, a copy of ranks, a set of its "
+             "pairs? encode_text calls encode_pretoken once per pretoken, with 50,000 merges: O(M) a call. A default of "
+             "float('inf') (or len(ranks)) is larger than any rank at no cost; ranks.get(pair, default) reads the dict "
+             "as it is",
+    said=lambda cost, name: cost.said(f"{name}: {PER_CALL_PRETOKENS:,} or more pretokens of 1 to 3 bytes with "
+                                      f"{PER_CALL_MERGES:,} or more merges (drawn) in "))
+
+
 def verify_encode_cost(learner: Callable) -> None:
     """``encode_pretoken`` looks at the pretoken's pairs at each step (CPU time, measured from outside the learner's code,
-    over many short pretokens with one large ranks dict): a step that sorts or scans the ranks costs O(M log M)."""
+    over many short pretokens with one large ranks dict): a step that sorts or scans the ranks costs O(M log M); and
+    nothing at each call looks at every merge (very short pretokens, many merges)."""
     ENCODE_COST.verify(learner)
+    PER_CALL_COST.verify(learner)
 
 
 # Trained ranks two times out of three, merges reordered by hand the third (what the fixed hidden cases hold, drawn).
@@ -1217,8 +1264,11 @@ vocabs = st.dictionaries(st.integers(0, 24), token_bytes, max_size=14)
 # arena in time quadratic in the tokens, which no answer shows: in process, GPT-2's 50,257 tokens took 0.21 s against the
 # reference's 0.017 s (the visible test passes), 400,000 tokens of 7 bytes 15 s against 0.15 s (walk57). So the hidden test
 # ends by measuring, from outside the learner's code, how its CPU time grows from ARENA_TOKENS tokens of 1 to 12 bytes
-# (ids missing now and then), or up to SIZE_SPREAD times as many (drawn), to ARENA_TIMES times as many.
-ARENA_TOKENS, ARENA_TIMES = 20_000, 10
+# (ids missing now and then), or up to SIZE_SPREAD times as many (drawn), to ARENA_TIMES times as many, each call at most
+# ARENA_SLACK plus ARENA_FACTOR times the reference's: the += on 100,000 tokens about 0.9 s, the reference's 0.03 s (the
+# worker decodes the vocabulary too, about 0.1 s). Not more: the arena of 200,000 tokens came back in more than a reply's
+# 4 MiB.
+ARENA_TOKENS, ARENA_TIMES = 10_000, 10
 ARENA_LIMIT, ARENA_FACTOR, ARENA_SLACK, ARENA_SECONDS = 25.0, 8.0, 0.1, 5.0
 
 
@@ -1443,12 +1493,57 @@ DECODED_LINEARLY = measured.MeasuredGrowth(
                               "your code).")
 
 
+# A call's cost: a stream decodes a few ids a call (the stretch task), so nothing per call may look at every token. A set
+# of the valid ids built at each call gives the right bytes at O(V) a call, which the growth above cannot see (O(V + n)
+# grows linearly in n): 5,001 ids decoded one at a time with GPT-2's arena took 16 s against 0.002 s in process (walk58).
+# So the hidden test also decodes PER_CALL_IDS lists of 1 to 3 ids, one call each (a driver, in the worker), from an
+# arena of PER_CALL_TOKENS tokens: in process a set at each call 4 s or more, the reference 0.005 s (the worker decodes
+# the arena once, a few hundredths of a second: the slack).
+PER_CALL_IDS, PER_CALL_TOKENS = 3_000, 40_000
+
+
+def each_ids(function: Callable, lists: list, buffer: bytes, offsets: list) -> list:
+    """``function(ids, buffer, offsets)`` for each list of ids, one arena for all (a driver, as a stream calls it)."""
+    return [function(ids, buffer, offsets) for ids in lists]
+
+
+def decode_each_ids(lists: list[list[int]], buffer: bytes, offsets: list[int]) -> list[bytes]:
+    """The reference's bytes of each list of ids: what the measured call must return."""
+    return each_ids(decode_with_arena, lists, buffer, offsets)
+
+
+def few_ids_large_arena(index: int, scale: float = 1.0) -> tuple[list[list[int]], bytes, list[int]]:
+    """:data:`PER_CALL_IDS` lists of 1 to 3 ids of an arena of :data:`PER_CALL_TOKENS` tokens of 1 to 12 bytes, drawn
+    from the grading's seed (each measured call its own: ``index``)."""
+    rng = measured.measured_random(f"06_encode_decode:decode_with_arena:per call:{index}")
+    size = round(PER_CALL_TOKENS * scale)
+    buffer, offsets = build_arena({i: rng.randbytes(rng.randint(1, 12)) for i in range(size)})
+    return [rng.choices(range(size), k=rng.randint(1, 3)) for _ in range(round(PER_CALL_IDS * scale))], buffer, offsets
+
+
+DECODE_PER_CALL_COST = measured.MeasuredCost(
+    task=replace(DECODE_TASK, params=("lists of ids", "buffer", "offsets"), driver=each_ids, unchanged=(),
+                 what="a list of the bytes of each list of ids"),
+    reference=decode_each_ids, build=few_ids_large_arena,
+    spread=measured.COST_SPREAD,
+    shape=f"<each of {PER_CALL_IDS:,} or more lists of 1 to 3 ids>, <an arena of {PER_CALL_TOKENS:,} or more tokens: "
+          "buffer>, <its offsets>",
+    factor=5.0, slack=0.3, timeout=4.0,
+    too_slow="does each call look at every token (a set or list of the valid ids, a pass over offsets)? A stream "
+             "decodes a few ids a call: check each id where it is used, 0 <= id < len(offsets) - 1 and a range that "
+             "is not empty, O(1) an id",
+    said=lambda cost, name: cost.said(f"{name}: {PER_CALL_IDS:,} or more lists of 1 to 3 ids from an arena of "
+                                      f"{PER_CALL_TOKENS:,} or more tokens (drawn) in "))
+
+
 def verify_decode_hidden(learner: Callable) -> None:
     """Task 5's hidden test, last: the bad ids drawn from the grading's seed (:func:`verify_drawn_bad_ids`), then the
     growth of its CPU time measured from outside the learner's code (:data:`DECODED_LINEARLY`): bytes grown with ``+``
-    at each id are right and quadratic."""
+    at each id are right and quadratic; then many calls of a few ids (:data:`DECODE_PER_CALL_COST`): nothing at each
+    call may look at every token."""
     verify_drawn_bad_ids(learner)
     DECODED_LINEARLY.verify(learner)
+    DECODE_PER_CALL_COST.verify(learner)
 
 
 # Task 5: fixed and generated arenas and ids, then ids that are not tokens (others in the hidden test), then the cost.
