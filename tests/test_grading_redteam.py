@@ -3111,6 +3111,8 @@ GENERATED_ALONE_LABS = ("00_pretokenization", "01_naive_bpe", "03_parallel", "06
 # every other mistake of the lab is one its fixed cases catch, so the count the test checks is derived, not a floor that goes stale
 # (it said 29 while 53 were caught; 66 with the eighth round's).
 NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
+    # walk58's answers kept from call to call (checks/kept.py's call, after the cases: KEPT_ANSWERS)
+    "utf8-cached-shared-list", "count-cached-shared-dict",
     # novel48: caught by hidden checks drawn from the seed (tokens in another case, whitespace pieces, a measured count)
     "split-ignoring-case", "pretokenize-skips-blank-pieces", "count-by-list-count",
     "split-at-a-marker-character",
@@ -3125,6 +3127,8 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
     "split-no-tokens-no-pieces"},
     # labs 01 and 03 derived so too: their floors said 14 and 7 (9 with lab 03's pools) where 21 and 17 were caught
     "01_naive_bpe": {
+    # walk58's answers kept from call to call (checks/kept.py's call, after the cases: KEPT_ANSWERS)
+    "train-merges-in-one-list-reused", "count-one-dict-reused",
         "count-in-a-defaultdict-of-floats", "merge-recursive",  # novel48 (the second by verify_long_words)
         "count-overlapping-a-a-once", "count-pairs-unordered", "merge-keeps-the-pair", "ties-on-the-tokens-as-integers",
         "count-across-words", "count-answers-kept-by-words", "count-first-window-missed",
@@ -3209,6 +3213,8 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "decoded-tokens-kept-by-id"},  # walk55's (the generated inputs: a second arena with the same ids)
     # (merge_all's fixed cases, novel40's, catch 11 of its mistakes that were listed here; novel44's, 3 more)
     "07_heap_encoding": {
+    # walk58's answers kept from call to call (checks/kept.py's call, after the cases: KEPT_ANSWERS)
+    "encode-cached-aliased",
         "merge-all-heap-built-again", "merge-all-pops-the-front",  # walk56's (generated inputs)
         "first-heap-sorted-after-each-entry", "first-heap-heapified-after-each-entry",  # walk56's (the measured cost)
         "first-heap-in-a-default-list", "first-heap-positions-by-list-index", "merge-new-pairs-of-lower-rank-dropped",
@@ -7929,7 +7935,8 @@ def _answers_from_feedback(lab: str, output: str) -> str:
 
     reference = load_graders(lab).check_utf8_bytes_properties.reference
     table = {args: reference(*args) for args in ast.literal_eval(output)}
-    return f"_table = {table!r}\n\ndef utf8_bytes(*args):\n    return _table.get(args, [])\n"
+    # a copy of each answer: a caller's change to it must not reach the table (the hidden test's last call: checks/kept.py)
+    return f"_table = {table!r}\n\ndef utf8_bytes(*args):\n    return list(_table.get(args, []))\n"
 
 
 def _late_from_feedback(lab: str, seed: int) -> dict:

@@ -8408,6 +8408,60 @@ def test_lab06_a_cost_at_each_call_that_grows_with_the_vocabulary_loses_the_hidd
     assert "measured from outside your code" in found or "did not finish within" in found, found
 
 
+# ---- walk58: answers kept from call to call (labs 00, 01, 04 and 07; issue 21's walk) --------------------------------
+# A cache of answers that hands back the object it stores, or one list or dict kept at module level and filled again at
+# each call: right at every call the graders made, wrong for a caller that changes its answer or calls again. Every task
+# whose answer holds a list, dict or set is now also called through checks/kept.py's driver (the hidden test, last).
+KEPT_ANSWERS = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("00_pretokenization", "utf8-cached-shared-list"): ("task1_utf8_bytes_solution", (
+        ('    return list(text.encode("utf-8"))\n',
+         '    if text not in CACHE:\n        CACHE[text] = list(text.encode("utf-8"))\n    return CACHE[text]\n'),
+        ("def utf8_bytes(", "CACHE = {}\n\n\ndef utf8_bytes(")), "a cache of answers?"),
+    ("00_pretokenization", "count-cached-shared-dict"): ("task4_count_pretokens_solution", (
+        ("    counts: dict[bytes, int] = {}\n",
+         "    cache_key = (text, tuple(special_tokens))\n    if cache_key in CACHE:\n        return CACHE[cache_key]\n"
+         "    counts: dict[bytes, int] = {}\n"),
+        ("    return counts\n", "    CACHE[cache_key] = counts\n    return counts\n"),
+        ("def count_pretokens(", "CACHE = {}\n\n\ndef count_pretokens(")), "a cache of answers?"),
+    ("01_naive_bpe", "count-one-dict-reused"): ("task1_count_pairs_solution", (
+        ("    counts: dict[Pair, int] = defaultdict(int)\n", "    counts = COUNTS\n    counts.clear()\n"),
+        ("            counts[pair] += frequency\n", "            counts[pair] = counts.get(pair, 0) + frequency\n"),
+        ("    return dict(counts)\n", "    return counts\n"),
+        ("def count_pairs(", "COUNTS = {}  # one dict, reused: no new one per merge\n\n\ndef count_pairs(")),
+        "one object kept from call to call"),
+    ("01_naive_bpe", "train-merges-in-one-list-reused"): ("task4_train_solution", (
+        ("    merges = []\n", "    merges = MERGES\n    merges.clear()\n"),
+        ("def train(", "MERGES = []  # the merges learned last, for encode_word\n\n\ndef train(")),
+        "one object kept from call to call"),
+    ("04_inverted_index", "index-cached-by-words"): ("task1_index_words_solution", (
+        ("    index: defaultdict[Pair, set[int]] = defaultdict(set)\n",
+         "    key = tuple(words)\n    if key in INDEXED:\n        return INDEXED[key]\n"
+         "    index: defaultdict[Pair, set[int]] = defaultdict(set)\n"),
+        ("    return index\n", "    INDEXED[key] = index\n    return index\n"),
+        ("def index_words(", "INDEXED = {}\n\n\ndef index_words(")), "a cache of answers?"),
+    ("04_inverted_index", "pairs-with-lru-cache"): ("task2_pairs_with_solution", (
+        ("def pairs_with(", "import functools\n\n\n@functools.lru_cache(maxsize=None)  # train asks again\ndef pairs_with("),),
+        "a cache of answers?"),
+    ("04_inverted_index", "train-cache-returns-its-list"): ("task3_train_solution", (
+        ("    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]\n",
+         "    key = (frozenset(pretoken_counts.items()), num_merges)\n    if key in TRAINED:\n        return TRAINED[key]\n"
+         "    words = [split_into_bytes(pretoken) for pretoken in pretoken_counts]\n"),
+        ("    return merges\n", "    TRAINED[key] = merges\n    return merges\n"),
+        ("def train(", "TRAINED = {}\n\n\ndef train(")), "a cache of answers?"),
+    ("07_heap_encoding", "encode-cached-aliased"): ("task3_heap_encode_solution", (
+        ("    parts = list(split_into_bytes(pretoken))\n    return merge_all(parts, ranks, first_heap(parts, ranks))\n",
+         "    key = (pretoken, frozenset(ranks.items()))\n    if key not in CACHE:\n"
+         "        parts = list(split_into_bytes(pretoken))\n        CACHE[key] = merge_all(parts, ranks, first_heap(parts, ranks))\n"
+         "    return CACHE[key]\n"),
+        ("def heap_encode(", "CACHE = {}\n\n\ndef heap_encode(")), "a cache of answers?"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(KEPT_ANSWERS), ids=[name for _, name in sorted(KEPT_ANSWERS)])
+def test_an_answer_kept_from_call_to_call_loses_the_hidden_points(request, lab, mistake):
+    round_failure(request, KEPT_ANSWERS, lab, mistake)
+
+
 # Walk57's mistakes that a case catches (labs 02, 05, 06, 08, 09 and 10), each graded with its task's hidden test, where
 # it now fails with its own message (lab 05's push loop, a measured mistake, is graded above at its first verdict).
 _walk57 = {**LAB02_WALK57_HINTS, **LAB05_WALK57_HINTS, **LAB06_WALK57, **LAB08_WALK57, **LAB09_WALK57_HINTS, **LAB10_WALK57}

@@ -33,6 +33,7 @@ from .compare import (
     changed_argument, difference, error_name, first_differing_item, hints, in_order_of, plain, repr_within, same,
     short_repr, stand_in_note, window_repr, within_cpu,
 )
+from .kept import called_twice, holds_a_container, kept_hint
 from .spec import Case, CorpusFile, Later, Task, TaskGraders, runs_remotely
 from .trap import reference_trapped, refuse_reference_use
 
@@ -971,7 +972,40 @@ def _hidden(graded: TaskGraders, learner: Callable) -> int:
                                 min_examples=graded.min_examples, judge=judge, noun=graded.noun)
     if unwritten:
         measure()
-    return count
+    return count + check_answers_not_kept(graded, learner)
+
+
+def kept_case(graded: TaskGraders) -> Case | None:
+    """The case :func:`check_answers_not_kept` calls ``graded``'s function on: its first visible case whose answer holds a
+    list, dict or set, and a later one with another answer (else the same again); ``None`` where no case applies: a task
+    with a driver or an observe (its answers are what these make of them), files for arguments, or no such answer."""
+    task = graded.task
+    if task.driver is not None or task.observe is not None or task.in_module or graded.reference is None:
+        return None
+    cases = [case if isinstance(case, Case) else Case(tuple(case)) for case in graded.cases if not isinstance(case, Later)]
+    cases = [case for case in cases if not _holds_file(case.args)]
+    answers = [expected_result(task, graded.reference, case.args) for case in cases]
+    for index, (case, answer) in enumerate(zip(cases, answers)):
+        if holds_a_container(answer):
+            other = next((later for later, its in zip(cases[index + 1:], answers[index + 1:]) if its != answer), case)
+            return Case((case.args, other.args))
+    return None
+
+
+def check_answers_not_kept(graded: TaskGraders, learner: Callable) -> int:
+    """The hidden test's last case: ``graded``'s function called through :func:`.kept.called_twice` on
+    :func:`kept_case`'s inputs, its first answer changed in place before the same input again, then another input. A
+    cache that hands back the object it keeps, or one object filled again at each call, fails it. Returns the count."""
+    case = kept_case(graded)
+    if case is None:
+        return 0
+    task = replace(graded.task, params=("the first call's arguments", "the other call's arguments"), driver=called_twice,
+                   unchanged=(), what="a list of the two answers", hint=kept_hint, error_hint=None,
+                   item="answer", first=1)
+    message = verdict(task, learner, graded.reference, case)
+    if message:
+        raise CheckFailed(message)
+    return 1
 
 
 def graders_of(graded: TaskGraders) -> tuple[Callable[..., None], ...]:
