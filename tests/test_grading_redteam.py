@@ -3213,6 +3213,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "decoded-tokens-kept-by-id"},  # walk55's (the generated inputs: a second arena with the same ids)
     # (merge_all's fixed cases, novel40's, catch 11 of its mistakes that were listed here; novel44's, 3 more)
     "07_heap_encoding": {
+    "first-pairs-a-set-each-call", "encode-ranks-copied-each-call",  # walk58 (many short calls measured: LAB07_PER_CALL)
     # walk58's answers kept from call to call (checks/kept.py's call, after the cases: KEPT_ANSWERS)
     "encode-cached-aliased",
         "merge-all-heap-built-again", "merge-all-pops-the-front",  # walk56's (generated inputs)

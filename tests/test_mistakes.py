@@ -1529,8 +1529,9 @@ KEPT_HIDDEN_POINTS = {("06_encode_decode", "merged-where-it-first-occurs"), ("06
 
 
 # An answer kept by id(ranks) fails on the dict changed in place between two calls, or first on a generated input whose
-# dict took a freed dict's id (which input comes first depends on the allocator: seed 2 met the latter in a CI run).
-KEPT_BY_ID = ("the same dict changed in place", "failed once but not when run again")
+# dict took a freed dict's id (which input comes first depends on the allocator: seed 2 met the latter in a CI run), or
+# in the hidden test's last call (checks/kept.py), whose second input's dict took the first's id (seed 3).
+KEPT_BY_ID = ("the same dict changed in place", "failed once but not when run again", "a cache of answers?")
 
 
 def round_failure(request, round_: dict, lab: str, mistake: str) -> str:
@@ -8400,11 +8401,25 @@ LAB06_PER_CALL = {  # a learner round's table (tests/test_grading_redteam.py fin
 }
 
 
-@pytest.mark.parametrize("lab, mistake", sorted(LAB06_PER_CALL), ids=[name for _, name in sorted(LAB06_PER_CALL)])
-def test_lab06_a_cost_at_each_call_that_grows_with_the_vocabulary_loses_the_hidden_points(request, at_the_first_verdict,
-                                                                                          lab, mistake):
+LAB07_PER_CALL = {  # lab 07's, the same kind (a learner round's table)
+    ("07_heap_encoding", "first-pairs-a-set-each-call"): ("task1_first_heap_solution", (
+        ("    heap = []\n", "    merges = set(ranks)\n    heap = []\n"),
+        ("        rank = ranks.get((parts[position], parts[position + 1]))\n        if rank is not None:\n",
+         "        pair = (parts[position], parts[position + 1])\n        if pair in merges:\n            rank = ranks[pair]\n")),
+        "does each call look at every merge"),
+    ("07_heap_encoding", "encode-ranks-copied-each-call"): ("task3_heap_encode_solution", (
+        ("    parts = list(split_into_bytes(pretoken))\n",
+         "    ranks = dict(ranks)  # a copy of our own: the caller's dict stays as it was\n"
+         "    parts = list(split_into_bytes(pretoken))\n"),), "does each call look at every merge"),
+}
+_PER_CALL = {**LAB06_PER_CALL, **LAB07_PER_CALL}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(_PER_CALL), ids=[name for _, name in sorted(_PER_CALL)])
+def test_labs06_07_a_cost_at_each_call_that_grows_with_the_vocabulary_loses_the_hidden_points(request, at_the_first_verdict,
+                                                                                              lab, mistake):
     with at_the_first_verdict():
-        found = round_failure(request, LAB06_PER_CALL, lab, mistake)
+        found = round_failure(request, _PER_CALL, lab, mistake)
     assert "measured from outside your code" in found or "did not finish within" in found, found
 
 

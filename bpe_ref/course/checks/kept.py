@@ -56,10 +56,10 @@ def kept_hint(args: tuple, expected: Any, got: Any) -> str | None:
     if not (isinstance(got, list) and len(got) == 2 and isinstance(expected, list) and len(expected) == 2):
         return None
     again, other = got
-    if again != expected[0] and CHANGED in repr(again):
-        return ("called again on the same input, it handed back the answer its caller had changed: it keeps the object "
-                "it returns (a cache of answers?) and hands it out again. Return a new object at each call (a copy of "
-                "what you keep), so that what a caller does with its answer stays its own")
+    if got != expected and CHANGED in repr(got):
+        return ("called again, it handed back the answer its caller had changed: it keeps the object it returns (a cache "
+                "of answers?) and hands it out again. Return a new object at each call (a copy of what you keep), so that "
+                "what a caller does with its answer stays its own")
     if again != expected[0] and again == other:
         return ("the answer of one call changed when it was called again on another input: it returns one object kept "
                 "from call to call (a module-level list or dict, cleared and filled again?). Build a new one at each call")

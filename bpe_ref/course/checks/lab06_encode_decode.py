@@ -642,21 +642,25 @@ def encode_each_pretoken(pretokens: list[bytes], ranks: dict[Pair, int]) -> list
     return each_pretoken(encode_pretoken, pretokens, ranks)
 
 
-def short_pretokens_many_merges(index: int, scale: float = 1.0) -> tuple[list[bytes], dict[Pair, int]]:
-    """:data:`ENCODE_MEASURED_PRETOKENS` pretokens of :data:`ENCODE_MEASURED_BYTES` letters of ``abcd`` and ranks of
-    every merge of two letters and of two such pairs, among :data:`ENCODE_MEASURED_MERGES` merges of bytes the pretokens
-    never hold, in a shuffled rank order, drawn from the grading's seed (each measured call its own: ``index``)."""
-    rng = measured.measured_random(f"06_encode_decode:encode_pretoken:{index}")
+def letters_among_merges(label: str, count: int, lengths: tuple[int, int], merges: int) -> tuple[list[bytes], dict]:
+    """``count`` pretokens of ``lengths`` letters of ``abcd`` and ranks of every merge of two letters and of two such
+    pairs, among about ``merges`` merges of bytes the pretokens never hold, in a shuffled rank order, drawn from the
+    grading's seed under ``label`` (each measured call its own)."""
+    rng = measured.measured_random(f"06_encode_decode:encode_pretoken:{label}")
     letters = [bytes([byte]) for byte in b"abcd"]
     pairs = [x + y for x in letters for y in letters]
-    merges = [(x, y) for x in letters for y in letters] + [(x, y) for x in pairs for y in pairs]
-    other = dict.fromkeys((rng.randbytes(rng.randint(1, 3)), rng.randbytes(rng.randint(1, 3)))
-                          for _ in range(round(ENCODE_MEASURED_MERGES * scale)))
-    merges += [pair for pair in other if not any(byte in b"abcd" for byte in pair[0] + pair[1])]
-    rng.shuffle(merges)
-    pretokens = [bytes(rng.choice(b"abcd") for _ in range(ENCODE_MEASURED_BYTES))
-                 for _ in range(round(ENCODE_MEASURED_PRETOKENS * scale))]
-    return pretokens, merge_ranks(merges)
+    ranked = [(x, y) for x in letters for y in letters] + [(x, y) for x in pairs for y in pairs]
+    other = dict.fromkeys((rng.randbytes(rng.randint(1, 3)), rng.randbytes(rng.randint(1, 3))) for _ in range(merges))
+    ranked += [pair for pair in other if not any(byte in b"abcd" for byte in pair[0] + pair[1])]
+    rng.shuffle(ranked)
+    return [bytes(rng.choices(b"abcd", k=rng.randint(*lengths))) for _ in range(count)], merge_ranks(ranked)
+
+
+def short_pretokens_many_merges(index: int, scale: float = 1.0) -> tuple[list[bytes], dict[Pair, int]]:
+    """:data:`ENCODE_MEASURED_PRETOKENS` pretokens of :data:`ENCODE_MEASURED_BYTES` letters among
+    :data:`ENCODE_MEASURED_MERGES` merges (:func:`letters_among_merges`; ``index``: the measured call's)."""
+    return letters_among_merges(str(index), round(ENCODE_MEASURED_PRETOKENS * scale), (ENCODE_MEASURED_BYTES,) * 2,
+                                round(ENCODE_MEASURED_MERGES * scale))
 
 
 ENCODE_COST = measured.MeasuredCost(
@@ -687,36 +691,34 @@ PER_CALL_FACTOR, PER_CALL_SLACK, PER_CALL_SECONDS = 4.0, 0.3, 4.0
 
 
 def very_short_pretokens_many_merges(index: int, scale: float = 1.0) -> tuple[list[bytes], dict[Pair, int]]:
-    """:data:`PER_CALL_PRETOKENS` pretokens of 1 to 3 letters of ``abcd`` and ranks of every merge of two letters and of
-    two such pairs, among :data:`PER_CALL_MERGES` merges of bytes the pretokens never hold, in a shuffled rank order,
-    drawn from the grading's seed (each measured call its own: ``index``)."""
-    rng = measured.measured_random(f"06_encode_decode:encode_pretoken:per call:{index}")
-    letters = [bytes([byte]) for byte in b"abcd"]
-    pairs = [x + y for x in letters for y in letters]
-    merges = [(x, y) for x in letters for y in letters] + [(x, y) for x in pairs for y in pairs]
-    others = bytes(byte for byte in range(256) if byte not in b"abcd")
-    other = dict.fromkeys((bytes(rng.choices(others, k=rng.randint(1, 3))), bytes(rng.choices(others, k=rng.randint(1, 3))))
-                          for _ in range(round(PER_CALL_MERGES * scale)))
-    merges += list(other)
-    rng.shuffle(merges)
-    pretokens = [bytes(rng.choices(b"abcd", k=rng.randint(1, 3))) for _ in range(round(PER_CALL_PRETOKENS * scale))]
-    return pretokens, merge_ranks(merges)
+    """:data:`PER_CALL_PRETOKENS` pretokens of 1 to 3 letters among :data:`PER_CALL_MERGES` merges
+    (:func:`letters_among_merges`; ``index``: the measured call's)."""
+    return letters_among_merges(f"per call:{index}", round(PER_CALL_PRETOKENS * scale), (1, 3),
+                                round(PER_CALL_MERGES * scale))
 
 
-PER_CALL_COST = measured.MeasuredCost(
-    task=replace(ENCODE_PRETOKEN_TASK, params=("pretokens", "ranks"), driver=each_pretoken,
-                 what="a list of the tokens of each pretoken"),
-    reference=encode_each_pretoken, build=very_short_pretokens_many_merges,
-    spread=measured.COST_SPREAD,
-    shape=f"<each of {PER_CALL_PRETOKENS:,} or more pretokens of 1 to 3 bytes>, <{PER_CALL_MERGES:,} or more merges, 272 of "
-          "them of their bytes>",
-    factor=PER_CALL_FACTOR, slack=PER_CALL_SLACK, timeout=PER_CALL_SECONDS,
-    too_slow="does each call look at every merge: a default rank of max(ranks.values()) + 1, a copy of ranks, a set of its "
-             "pairs? encode_text calls encode_pretoken once per pretoken, with 50,000 merges: O(M) a call. A default of "
-             "float('inf') (or len(ranks)) is larger than any rank at no cost; ranks.get(pair, default) reads the dict "
-             "as it is",
-    said=lambda cost, name: cost.said(f"{name}: {PER_CALL_PRETOKENS:,} or more pretokens of 1 to 3 bytes with "
-                                      f"{PER_CALL_MERGES:,} or more merges (drawn) in "))
+def per_call_cost(task: Task, driver: Callable, reference: Callable, too_slow: str) -> measured.MeasuredCost:
+    """``task``'s function called by ``driver`` on each of :data:`PER_CALL_PRETOKENS` very short pretokens with one ranks
+    dict of :data:`PER_CALL_MERGES` merges, in one measured call: at most :data:`PER_CALL_SLACK` plus
+    :data:`PER_CALL_FACTOR` times the reference's (``reference(pretokens, ranks)``), CPU time read from outside. Lab 07's
+    first_heap and heap_encode are measured so too."""
+    return measured.MeasuredCost(
+        task=replace(task, params=("pretokens", "ranks"), driver=driver, observe=None,
+                     what="a list of the answers for each pretoken"),
+        reference=reference, build=very_short_pretokens_many_merges, spread=measured.COST_SPREAD,
+        shape=f"<each of {PER_CALL_PRETOKENS:,} or more pretokens of 1 to 3 bytes>, <{PER_CALL_MERGES:,} or more merges, "
+              "272 of them of their bytes>",
+        factor=PER_CALL_FACTOR, slack=PER_CALL_SLACK, timeout=PER_CALL_SECONDS, too_slow=too_slow,
+        said=lambda cost, name: cost.said(f"{name}: {PER_CALL_PRETOKENS:,} or more pretokens of 1 to 3 bytes with "
+                                          f"{PER_CALL_MERGES:,} or more merges (drawn) in "))
+
+
+PER_CALL_COST = per_call_cost(
+    ENCODE_PRETOKEN_TASK, each_pretoken, encode_each_pretoken,
+    too_slow="does each call look at every merge: a default rank of max(ranks.values()) + 1, a copy of ranks, a set of "
+             "its pairs? encode_text calls encode_pretoken once per pretoken, with 50,000 merges: O(M) a call. A default "
+             "of float('inf') (or len(ranks)) is larger than any rank at no cost; ranks.get(pair, default) reads the "
+             "dict as it is")
 
 
 def verify_encode_cost(learner: Callable) -> None:
@@ -1265,11 +1267,28 @@ vocabs = st.dictionaries(st.integers(0, 24), token_bytes, max_size=14)
 # reference's 0.017 s (the visible test passes), 400,000 tokens of 7 bytes 15 s against 0.15 s (walk57). So the hidden test
 # ends by measuring, from outside the learner's code, how its CPU time grows from ARENA_TOKENS tokens of 1 to 12 bytes
 # (ids missing now and then), or up to SIZE_SPREAD times as many (drawn), to ARENA_TIMES times as many, each call at most
-# ARENA_SLACK plus ARENA_FACTOR times the reference's: the += on 100,000 tokens about 0.9 s, the reference's 0.03 s (the
-# worker decodes the vocabulary too, about 0.1 s). Not more: the arena of 200,000 tokens came back in more than a reply's
-# 4 MiB.
-ARENA_TOKENS, ARENA_TIMES = 10_000, 10
-ARENA_LIMIT, ARENA_FACTOR, ARENA_SLACK, ARENA_SECONDS = 25.0, 8.0, 0.1, 5.0
+# ARENA_SLACK plus ARENA_FACTOR times the reference's. The arena comes back as its lengths and digests (arena_digest): of
+# 100,000 tokens, a reply of 1.6 MB (base64), and 200,000 went past a reply's 4 MiB; at 100,000 tokens the += took 1.07
+# to 1.84 s in the worker, the reference 0.11 to 0.25 s, the solution 0.38 to 0.58 s (the worker decodes the vocabulary):
+# too close. From 20,000 (drawn: 28,000) to 10 times as many, the solution took 0.04 to 0.09 s then 0.81 to 1.1 s (a
+# growth of 10 to 18: the worker decodes the vocabulary), under bounds of 1.9 to 2.9 s; the += was stopped past 4.7 s.
+ARENA_TOKENS, ARENA_TIMES = 20_000, 10
+ARENA_LIMIT, ARENA_FACTOR, ARENA_SLACK, ARENA_SECONDS = 40.0, 4.0, 0.1, 6.0
+
+
+def arena_digest(function: Callable, vocab: dict[int, bytes]) -> list:
+    """``function(vocab)``'s buffer and offsets as their lengths and SHA-256 digests (a driver: the measured arenas are too
+    large for a reply). Code that faked them would have to make the right arena first."""
+    import hashlib
+
+    buffer, offsets = function(vocab)
+    return [len(buffer), hashlib.sha256(bytes(buffer)).hexdigest(), len(offsets),
+            hashlib.sha256(repr(list(offsets)).encode()).hexdigest()]
+
+
+def reference_arena_digest(vocab: dict[int, bytes]) -> list:
+    """The reference arena's lengths and digests (:func:`arena_digest`): what the measured calls must return."""
+    return arena_digest(build_arena, vocab)
 
 
 def measured_arena_input(index: int, count: int) -> tuple[dict[int, bytes]]:
@@ -1282,7 +1301,7 @@ def measured_arena_input(index: int, count: int) -> tuple[dict[int, bytes]]:
 
 
 ARENA_BUILT_LINEARLY = measured.MeasuredGrowth(
-    task=ARENA_TASK, reference=build_arena,
+    task=replace(ARENA_TASK, driver=arena_digest, what="the arena's lengths and digests"), reference=reference_arena_digest,
     small=lambda index, scale: measured_arena_input(index, round(ARENA_TOKENS * scale)),
     large=lambda index, scale: measured_arena_input(index, round(ARENA_TOKENS * scale) * ARENA_TIMES), times=ARENA_TIMES,
     spread=SIZE_SPREAD,
