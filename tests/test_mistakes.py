@@ -5802,7 +5802,7 @@ LAB10_WALK50B = {
         "        ranges += [(path, start, end) for start, end in zip(boundaries, boundaries[1:]) if end > start]\n"
         "    return ranges\n",
         "        for start, end in zip(boundaries, boundaries[1:]):\n            if end > start:\n"
-        "                yield (path, start, end)\n"),), "a builtins.generator"),
+        "                yield (path, start, end)\n"),), ("a builtins.generator", "which its caller can read once")),
     "plan-boundaries-one-more": ("task4_plan_ranges_solution", ((
         "find_chunk_boundaries(path, ranges_per_file, split_tokens)",
         "find_chunk_boundaries(path, ranges_per_file + 1, split_tokens)  # n ranges need n + 1 boundaries"),),
@@ -6377,7 +6377,8 @@ LAB06_FIX51A = {
 FIX51A_ROUND = {("06_encode_decode", name): mistake for name, mistake in LAB06_FIX51A.items()}
 
 # Honest ways the statement does not show, each with the course's cost per step: plain loops and dicts, and a copy of
-# the ranks and of the word at each call and step (a learner who guards the caller's dict). They keep the points.
+# the word at each step. They keep the points. (A copy of the ranks at each call was one of them; it costs O(M) a call,
+# where encode_text calls it once per pretoken: a mistake since walk58, LAB06_PER_CALL's.)
 HONEST_FIX51A = {
     "encode-plain-loops": ("task2_encode_pretoken_solution", ((
         '        best = min(zip(word, word[1:]), key=lambda pair: ranks.get(pair, float("inf")))\n        if best not in ranks:\n',
@@ -6387,9 +6388,8 @@ HONEST_FIX51A = {
         "            if pair in ranks and (best_rank is None or ranks[pair] < best_rank):\n"
         "                best, best_rank = pair, ranks[pair]\n"
         "        if best is None:\n"),),),
-    "encode-copies-of-ranks-and-word": ("task2_encode_pretoken_solution", ((
-        "    word = split_into_bytes(pretoken)\n",
-        "    ranks = dict(ranks)  # the caller's dict stays as it is\n    word = list(split_into_bytes(pretoken))\n"),
+    "encode-copies-of-the-word": ("task2_encode_pretoken_solution", ((
+        "    word = split_into_bytes(pretoken)\n", "    word = list(split_into_bytes(pretoken))\n"),
         ('        best = min(zip(word, word[1:]), key=',
          '        best = min(list(zip(list(word), list(word)[1:])), key='),
         ("        word = merge_word(word, best)\n", "        word = list(merge_word(tuple(word), best))\n")),),
@@ -8475,6 +8475,51 @@ KEPT_ANSWERS = {  # a learner round's table (tests/test_grading_redteam.py finds
 @pytest.mark.parametrize("lab, mistake", sorted(KEPT_ANSWERS), ids=[name for _, name in sorted(KEPT_ANSWERS)])
 def test_an_answer_kept_from_call_to_call_loses_the_hidden_points(request, lab, mistake):
     round_failure(request, KEPT_ANSWERS, lab, mistake)
+
+
+# ---- lab 04, walk58: the index built pair by pair, as page 04 defines it (issue 21's walk) ----------------------------
+LAB04_INDEX_COST = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("04_inverted_index", "index-by-definition-per-pair"): ("task1_index_words_solution", ((
+        "    for i, word in enumerate(words):\n        for pair in zip(word, word[1:]):\n            index[pair].add(i)\n",
+        "    pairs = {pair for word in words for pair in zip(word, word[1:])}\n"
+        "    for pair in pairs:  # index[(a, b)] = {i : word i has a window (a, b)}, as page 04 defines it\n"
+        "        for i, word in enumerate(words):\n            if pair in zip(word, word[1:]):\n"
+        "                index[pair].add(i)\n"),), "a pass over every word for each pair"),
+}
+
+
+LAB04_WALK58_HINTS = {  # told "a list inside your list" (append and extend): a learner round's table
+    ("04_inverted_index", "pairs-with-list-pairs"): ("task2_pairs_with_solution", ((
+        "    return [pair for pair in zip(word, word[1:]) if token in pair]\n",
+        "    return [[left, right] for left, right in zip(word, word[1:]) if token in (left, right)]\n"),),
+        "lists where tuples were expected"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB04_WALK58_HINTS), ids=[name for _, name in sorted(LAB04_WALK58_HINTS)])
+def test_lab04_windows_as_lists_are_told_so(request, lab, mistake):
+    round_failure(request, LAB04_WALK58_HINTS, lab, mistake)
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB04_INDEX_COST), ids=[name for _, name in sorted(LAB04_INDEX_COST)])
+def test_lab04_an_index_built_pair_by_pair_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB04_INDEX_COST, lab, mistake)
+    assert "measured from outside your code" in found or "did not finish within" in found, found
+
+
+# ---- lab 03, walk58: the caller's special tokens sorted in place (issue 21's walk) ---------------------------------------
+LAB03_TOKENS_SORTED = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("03_parallel", "file-sorts-the-callers-special-tokens"): ("task4_count_pretokens_in_file_solution", ((
+        "    if num_workers == 1 or not special_tokens:\n",
+        "    special_tokens.sort(key=len, reverse=True)  # longest first, as page 00 teaches\n"
+        "    if num_workers == 1 or not special_tokens:\n"),), "changed its argument special_tokens"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB03_TOKENS_SORTED), ids=[name for _, name in sorted(LAB03_TOKENS_SORTED)])
+def test_lab03_the_callers_special_tokens_sorted_in_place_lose_the_hidden_points(request, lab, mistake):
+    round_failure(request, LAB03_TOKENS_SORTED, lab, mistake)
 
 
 # Walk57's mistakes that a case catches (labs 02, 05, 06, 08, 09 and 10), each graded with its task's hidden test, where

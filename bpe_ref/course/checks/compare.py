@@ -451,7 +451,15 @@ def _hints(task: Task, args: tuple, expected: Any, got: Any, error: BaseExceptio
             found.append("ints where bytes were expected: iterating over bytes yields ints (b'ab'[0] == 97), and so does "
                          "Counter.update(key) (it counts key's bytes one by one: counts[key] += 1 counts the key); "
                          "a one-byte token is bytes([b]) or data[i:i + 1]")
-        if (isinstance(expected, list) and isinstance(got, list) and not any(isinstance(item, list) for item in expected)
+        def bytes_pairs(items: list, kind: type) -> bool:  # shallow: a reply's nesting costs this process nothing here
+            return all(type(item) is kind and len(item) == 2 and all(type(part) is bytes for part in item) for item in items)
+
+        if (isinstance(expected, list) and isinstance(got, list) and expected and len(got) == len(expected)
+                and bytes_pairs(expected, tuple) and bytes_pairs(got, list)
+                and [tuple(item) for item in got] == expected):  # walk58: told of list.append and extend
+            found.append("lists where tuples were expected: [left, right] is a list; a pair is a tuple, (left, right) "
+                         "(zip(word, word[1:]) gives tuples), and only a tuple can be a dict key or a set's item")
+        elif (isinstance(expected, list) and isinstance(got, list) and not any(isinstance(item, list) for item in expected)
                 and any(isinstance(item, list) for item in got)):
             found.append("a list inside your list: list.append(items) adds the list as one item; list.extend(items) "
                          "(or +=) adds its items")

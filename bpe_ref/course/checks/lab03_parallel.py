@@ -1197,7 +1197,9 @@ def spawn_hint(args: tuple, error: BaseException) -> str | None:
 
 FILE_TASK = Task("count_pretokens_in_file", ("path", "special_tokens", "num_workers", "chunks_per_worker", "start_method"),
                  what="a dict mapping pretokens (bytes) to counts", hint=pool_hint, provided=PROVIDED,
-                 stand_ins=(find_chunk_boundaries, merge_counts), driver=with_reference_count_chunk, error_hint=spawn_hint)
+                 stand_ins=(find_chunk_boundaries, merge_counts), driver=with_reference_count_chunk, error_hint=spawn_hint,
+                 unchanged=(1,))  # special_tokens (the statement says so): sorted in place, longest first, kept every point
+                 # (walk58)
 
 
 def file_cases() -> list[Case]:

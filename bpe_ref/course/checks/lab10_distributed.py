@@ -878,6 +878,9 @@ def verify_plan_reads(learner: Callable) -> None:
     call = f"{PLAN_TASK.name}([<a file of {len(data)} bytes>], [], 3)"
     outcome.fail_on_error(call)
     expected, got = plan_ranges(*args), outcome.value[1]
+    if not isinstance(got, list):  # measured first, before the cases: their type's message here (a generator, walk58 CI)
+        raise CheckFailed(f"{call} returned {short_repr(got, 80)}, not a list of (path, start, end) ranges: a plan is a "
+                          "list (a function that yields returns a generator, which its caller can read once)")
     if not answers_right(expected, got):  # told as the cases tell it, with the plan's hint
         shown, shown_got = plan_observed(args, expected), plan_observed(args, got)
         raise CheckFailed("\n".join([f"{call} returned another plan than the reference's on this file (measured call): "

@@ -972,7 +972,7 @@ def _hidden(graded: TaskGraders, learner: Callable) -> int:
                                 min_examples=graded.min_examples, judge=judge, noun=graded.noun)
     if unwritten:
         measure()
-    return count + check_answers_not_kept(graded, learner)
+    return count
 
 
 def kept_case(graded: TaskGraders) -> Case | None:
@@ -993,15 +993,25 @@ def kept_case(graded: TaskGraders) -> Case | None:
 
 
 def check_answers_not_kept(graded: TaskGraders, learner: Callable) -> int:
-    """The hidden test's last case: ``graded``'s function called through :func:`.kept.called_twice` on
+    """The hidden test's last case, after its declarations' cases and before its ``hidden_then``: ``graded``'s function
+    called through :func:`.kept.called_twice` on
     :func:`kept_case`'s inputs, its first answer changed in place before the same input again, then another input. A
     cache that hands back the object it keeps, or one object filled again at each call, fails it. Returns the count."""
     case = kept_case(graded)
     if case is None:
         return 0
+    own = graded.task.hint
+
+    def hint(args: tuple, expected: Any, got: Any) -> str | None:
+        """:func:`.kept.kept_hint`, else the task's own hint on the first answer that differs (with its arguments)."""
+        found = kept_hint(args, expected, got)
+        if found is None and own is not None and isinstance(got, list) and len(got) == len(expected) == len(args):
+            found = next((own(called, wanted, answer) for called, wanted, answer in zip(args, expected, got)
+                          if wanted != answer), None)
+        return found
+
     task = replace(graded.task, params=("the first call's arguments", "the other call's arguments"), driver=called_twice,
-                   unchanged=(), what="a list of the two answers", hint=kept_hint, error_hint=None,
-                   item="answer", first=1)
+                   unchanged=(), what="a list of the two answers", hint=hint, error_hint=None, item="answer", first=1)
     message = verdict(task, learner, graded.reference, case)
     if message:
         raise CheckFailed(message)
@@ -1040,6 +1050,7 @@ def graders_of(graded: TaskGraders) -> tuple[Callable[..., None], ...]:
         @grader
         def check_properties(learner: Callable) -> None:
             count = _hidden(graded, learner) + (_hidden(then, learner) if same else 0)
+            count += check_answers_not_kept(graded, learner)  # after every case: a wrong answer is told by them first
             fixed = "fixed and " if graded.hidden_cases else ""
             passed(f"{task.name}: agrees with the reference on {count} {fixed}generated inputs.")
             if graded.hidden_then is not None:
