@@ -8071,14 +8071,16 @@ def test_lab00_walk55_a_quadratic_split_or_count_loses_the_hidden_points_told_wh
 
 
 def test_lab00_walk55_a_split_that_keeps_a_position_keeps_the_hidden_points(lab00, capsys):
-    """The honest form of the same loop: text.find from a position, no copy of the rest."""
+    """The honest form of the same loop: text.find from a position, no copy of the rest, and each token's next position
+    kept (found again only once passed: walk58's split finds every token again after each cut, LAB00_GROWTH_58)."""
     graders, solutions = lab00
     (old, _), = LAB00_WALK55_GROWN["00_pretokenization", "split-going-on-with-the-rest"][1]
-    walked = ("    pieces, start = [], 0\n    while True:\n        best = None\n        for token in longest_first:\n"
-              "            i = text.find(token, start)\n            if i != -1 and (best is None or i < best[0]):\n"
-              "                best = (i, token)\n        if best is None:\n            pieces.append(text[start:])\n"
-              "            return pieces\n        i, token = best\n        pieces.append(text[start:i])\n"
-              "        start = i + len(token)\n")
+    walked = ("    pieces, start = [], 0\n    next_at = {token: text.find(token) for token in longest_first}\n"
+              "    while True:\n        found = [(i, -len(token), token) for token, i in next_at.items() if i != -1]\n"
+              "        if not found:\n            pieces.append(text[start:])\n            return pieces\n"
+              "        i, _, token = min(found)  # the leftmost, the longest there\n        pieces.append(text[start:i])\n"
+              "        start = i + len(token)\n        for other, at in next_at.items():  # found again once passed only\n"
+              "            if at != -1 and at < start:\n                next_at[other] = text.find(other, start)\n")
     graders.check_split_on_special_tokens_properties(
         variant("00_pretokenization", solutions, "task2_split_on_special_tokens_solution", "split_on_special_tokens", old, walked))
     assert "grows as a linear method's does (measured from outside your code)" in capsys.readouterr().out
@@ -8531,3 +8533,101 @@ _walk57 = {**LAB02_WALK57_HINTS, **LAB05_WALK57_HINTS, **LAB06_WALK57, **LAB08_W
 @pytest.mark.parametrize("lab, mistake", sorted(_walk57), ids=[name for _, name in sorted(_walk57)])
 def test_walk57_a_mistake_that_kept_its_points_or_was_told_another_hint_now_fails_with_its_own(request, lab, mistake):
     round_failure(request, _walk57, lab, mistake)
+
+
+# ---- lab 01, walk58: a pass per item where one pass over the input does (issue 21's walk) ------------------------------
+_MERGE_WORD_BODY = ("    merged = []\n    i = 0\n    while i < len(word):\n"
+                    "        if i + 1 < len(word) and word[i] == pair[0] and word[i + 1] == pair[1]:\n"
+                    "            merged.append(word[i] + word[i + 1])\n            i += 2\n        else:\n"
+                    "            merged.append(word[i])\n            i += 1\n    return tuple(merged)\n")
+LAB01_GROWTH = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("01_naive_bpe", "count-a-counter-added-per-word"): ("task1_count_pairs_solution", ((
+        "    counts: dict[Pair, int] = defaultdict(int)\n    for word, frequency in word_counts.items():\n"
+        "        for pair in zip(word, word[1:]):\n            counts[pair] += frequency\n",
+        "    counts: Counter = Counter()\n    for word, frequency in word_counts.items():\n"
+        "        counts += Counter({pair: frequency * n for pair, n in Counter(zip(word, word[1:])).items()})\n"),),
+        "goes over every pair counted so far"),
+    ("01_naive_bpe", "best-max-inside-the-comprehension"): ("task2_best_pair_solution", ((
+        "    return max(pair_counts, key=lambda pair: (pair_counts[pair], pair))\n",
+        "    top = [pair for pair in pair_counts if pair_counts[pair] == max(pair_counts.values())]\n"
+        "    return max(top)  # the greatest of the most frequent pairs\n"),), "pairs x pairs"),
+    ("01_naive_bpe", "merge-a-tuple-grown-by-plus-equals"): ("task3_merge_word_solution", (
+        ("    merged = []\n", "    merged: Word = ()\n"),
+        ("merged.append(word[i] + word[i + 1])", "merged += (word[i] + word[i + 1],)"),
+        ("merged.append(word[i])\n", "merged += (word[i],)\n")), "copies the word at each step"),
+    ("01_naive_bpe", "merge-spliced-at-each-merge"): ("task3_merge_word_solution", ((
+        _MERGE_WORD_BODY,
+        "    i = 0\n    while i < len(word) - 1:\n        if word[i] == pair[0] and word[i + 1] == pair[1]:\n"
+        "            word = word[:i] + (word[i] + word[i + 1],) + word[i + 2:]\n        i += 1\n    return tuple(word)\n"),),
+        "copies the word at each step"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB01_GROWTH), ids=[name for _, name in sorted(LAB01_GROWTH)])
+def test_lab01_a_pass_per_item_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB01_GROWTH, lab, mistake)
+    assert "measured from outside your code" in found or "did not finish within" in found, found
+
+
+# ---- lab 00, walk58: a pass per character, per cut or per pretoken where one pass does (issue 21's walk) ---------------
+_SPLIT_BY_REGEX = '    pattern = "|".join(regex.escape(token) for token in longest_first)\n    return regex.split(pattern, text)\n'
+LAB00_GROWTH_58 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("00_pretokenization", "utf8-a-list-copied-at-each-character"): ("task1_utf8_bytes_solution", ((
+        '    return list(text.encode("utf-8"))\n',
+        '    result = []\n    for char in text:\n        result = result + list(char.encode("utf-8"))\n    return result\n'),),
+        "time quadratic in the text"),
+    ("00_pretokenization", "utf8-lists-summed"): ("task1_utf8_bytes_solution", ((
+        '    return list(text.encode("utf-8"))\n', '    return sum((list(char.encode("utf-8")) for char in text), [])\n'),),
+        "time quadratic in the text"),
+    ("00_pretokenization", "split-finds-every-token-again-after-each-cut"): ("task2_split_on_special_tokens_solution", ((
+        _SPLIT_BY_REGEX,
+        "    pieces, start = [], 0\n    while True:\n        best = None\n        for token in longest_first:\n"
+        "            i = text.find(token, start)\n            if i != -1 and (best is None or i < best[0]):\n"
+        "                best = (i, token)\n        if best is None:\n            pieces.append(text[start:])\n"
+        "            return pieces\n        i, token = best\n        pieces.append(text[start:i])\n"
+        "        start = i + len(token)\n"),), "scans the rest for one the text no longer holds"),
+    ("00_pretokenization", "pretokenize-piece-sliced-after-each-match"): ("task3_pretokenize_solution", ((
+        "        pretokens.extend(regex.findall(GPT2_PATTERN, piece))\n",
+        "        while piece:\n            match = PATTERN.match(piece)  # compiled once, below\n"
+        "            pretokens.append(match.group())\n            piece = piece[match.end():]\n"),
+        ("def pretokenize(", "PATTERN = regex.compile(GPT2_PATTERN)\n\n\ndef pretokenize(")),
+        "copies the rest of the piece at each pretoken"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB00_GROWTH_58), ids=[name for _, name in sorted(LAB00_GROWTH_58)])
+def test_lab00_walk58_a_pass_per_item_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB00_GROWTH_58, lab, mistake)
+    assert "measured from outside your code" in found or "did not finish within" in found, found
+
+
+LAB00_WALK58 = {  # a byte order mark stripped (a learner round's table)
+    ("00_pretokenization", "pretokenize-strips-a-leading-bom"): ("task3_pretokenize_solution", ((
+        "    pretokens = []\n", '    text = text.removeprefix("\\ufeff")  # a file\'s byte order mark\n    pretokens = []\n'),),
+        "byte order mark"),
+    ("00_pretokenization", "pretokenize-strips-a-bom-from-each-piece"): ("task3_pretokenize_solution", ((
+        "regex.findall(GPT2_PATTERN, piece)", 'regex.findall(GPT2_PATTERN, piece.lstrip("\\ufeff"))'),), "byte order mark"),
+    ("00_pretokenization", "count-strips-a-leading-bom"): ("task4_count_pretokens_solution", ((
+        "pretokenize(text, special_tokens)", 'pretokenize(text.lstrip("\\ufeff"), special_tokens)'),), "byte order mark"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB00_WALK58), ids=[name for _, name in sorted(LAB00_WALK58)])
+def test_lab00_walk58_a_byte_order_mark_stripped_loses_the_hidden_points(request, lab, mistake):
+    round_failure(request, LAB00_WALK58, lab, mistake)
+
+
+# ---- lab 07, walk58: the next part found by its first byte's offset (issue 21's walk) -----------------------------------
+LAB07_WALK58 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("07_heap_encoding", "merge-all-next-part-by-byte-offset"): ("task2_merge_all_solution", ((
+        "        right_start = next_[start]\n        if right_start == end or ",
+        "        right_start = start + len(left)  # the next part starts where this one's bytes end\n"
+        "        if right_start >= end or "),), "not found by its first byte's offset"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB07_WALK58), ids=[name for _, name in sorted(LAB07_WALK58)])
+def test_lab07_the_next_part_found_by_its_byte_offset_loses_the_hidden_points(request, lab, mistake):
+    round_failure(request, LAB07_WALK58, lab, mistake)

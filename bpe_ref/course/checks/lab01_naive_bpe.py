@@ -28,6 +28,7 @@ from ...train.step05_heap import train as heap_train
 from ..trusted.verdicts import current_seed
 from .core import (Case, CheckFailed, GradingStopped, Lab, Later, Task, TaskGraders, TookTooLong, call_task, check_cases, grader,
                    error_name, passed, stretch)
+from . import measured
 from .measured import with_timeout
 
 Word = tuple[bytes, ...]
@@ -266,6 +267,63 @@ def repeated_pair_hint(args: tuple, expected: object, got: object) -> str | None
     return None
 
 
+# ---- the cost of one call: a pass over its input ------------------------------------------------------------------------
+# count_pairs, best_pair and merge_word each take one pass over their input. Some right answers take a pass per item:
+# `counts += Counter(...)` for each word (Counter's += goes over every pair counted so far), `max(...)` inside the
+# comprehension that picks the top pairs, a tuple grown by `merged += (token,)` or a word spliced at each merge. On the
+# cases' few pairs nothing shows; train calls them once per merge over a whole corpus (walk58: each kept every point).
+# So each hidden test ends by measuring, from outside the learner's code, how its CPU time grows from an input of
+# 1,000 words, 2,000 pairs or 8,000 tokens, or up to 1.5 times as many (drawn), to GROWTH_TIMES times as many: a pass
+# grows about GROWTH_TIMES times, a pass per item about its square. A list merged in place (word[i:i + 2] = [new]) or
+# read by pop(0) moves the rest of the word at each merge too, but by memmove, a hundred times cheaper than a copy of a
+# tuple's items: on 64,000 tokens 0.07 s and 0.2 s in process, where += and the splice took 3.5 s and 4.2 s; the
+# first is among the honest ways (HONEST_WALK50B), the second passes or not by the drawn size, and is not claimed.
+GROWTH_TIMES = 8
+GROWTH_LIMIT, GROWTH_FACTOR, GROWTH_SLACK, GROWTH_SECONDS = 16.0, 8.0, 0.3, 5.0
+PRINTABLE = bytes(range(0x20, 0x7F))  # tokens of one or two of these: the pairs of a large input are nearly all distinct
+
+
+def printable_token(rng: random.Random) -> bytes:
+    """A token of one or two printable bytes (9,120 of them)."""
+    return bytes(rng.choices(PRINTABLE, k=rng.randint(1, 2)))
+
+
+def measured_word_counts(index: int, count: int) -> tuple[dict[Word, int]]:
+    """``count`` words of 2 to 6 printable tokens, seen 1 to 1,000 times, drawn from the grading's seed."""
+    rng = measured.measured_random(f"01_naive_bpe:count_pairs:{count}:{index}")
+    return ({tuple(printable_token(rng) for _ in range(rng.randint(2, 6))): rng.randint(1, 1_000) for _ in range(count)},)
+
+
+def measured_pair_counts(index: int, count: int) -> tuple[dict[Pair, int]]:
+    """``count`` pairs of printable tokens, counted 1 to ``count`` times, drawn from the grading's seed."""
+    rng = measured.measured_random(f"01_naive_bpe:best_pair:{count}:{index}")
+    pairs: dict[Pair, int] = {}
+    while len(pairs) < count:
+        pairs[(printable_token(rng), printable_token(rng))] = rng.randint(1, count)
+    return (pairs,)
+
+
+def measured_long_word(index: int, count: int) -> tuple[Word, Pair]:
+    """A word of ``count`` tokens ``b"a"`` and ``b"b"`` drawn from the grading's seed, and the pair (a, b): a quarter of
+    its windows merge."""
+    rng = measured.measured_random(f"01_naive_bpe:merge_word:{count}:{index}")
+    return tuple(rng.choice((b"a", b"b")) for _ in range(count)), (b"a", b"b")
+
+
+def grows_linearly(task: Task, reference: Callable, build: Callable[[int, int], tuple], size: int, unit: str,
+                   too_slow: str) -> measured.MeasuredGrowth:
+    """The measured growth of ``task`` from ``build(index, count)``'s inputs of ``size`` ``unit`` (times a drawn scale
+    up to 1.5) to GROWTH_TIMES times as many."""
+    return measured.MeasuredGrowth(
+        task=task, reference=reference, small=lambda index, scale: build(index, round(size * scale)),
+        large=lambda index, scale: build(index, round(size * scale) * GROWTH_TIMES), times=GROWTH_TIMES, spread=1.5,
+        describe=lambda args: f"<{len(args[0]):,} {unit}>", limit=GROWTH_LIMIT, factor=GROWTH_FACTOR,
+        slack=GROWTH_SLACK, timeout=GROWTH_SECONDS, too_slow=too_slow,
+        said=lambda growth, name: f"{name}: its CPU time from {size:,} to {1.5 * size:,.0f} {unit} (drawn) to "
+                                  f"{GROWTH_TIMES} times as many grows as one pass over them does (measured from outside "
+                                  "your code).")
+
+
 # A word seen 10**12 times and more: the reference adds its frequency to each pair at once, in microseconds; a count_pairs
 # that adds one occurrence at a time (for _ in range(frequency)) gives the same dict on the small counts of the cases and
 # generated inputs, and never finishes on a real corpus's (sixteenth learner round, novel43).
@@ -310,7 +368,12 @@ COUNT_PAIRS = TaskGraders(
     st.tuples(word_count_dicts),
     max_examples=120,
     hidden_verify=(verify_frequency_added_at_once,),
+    hidden_then=lambda learner: PAIRS_COUNTED_ONCE.verify(learner),  # declared below: it measures this task
 )
+PAIRS_COUNTED_ONCE = grows_linearly(
+    COUNT_PAIRS.task, count_pairs, measured_word_counts, 1_000, "words of 2 to 6 tokens",
+    "add each word's pairs into one dict (counts[pair] += frequency); `counts += Counter(...)` for each word goes over "
+    "every pair counted so far, and a corpus holds hundreds of thousands of pairs")
 
 def tie_hint(args: tuple, expected: object, got: object) -> str | None:
     """The learner picked a pair with the highest count, but not the one the tie-break picks."""
@@ -396,8 +459,12 @@ BEST_PAIR = TaskGraders(
     max_examples=150,
     # The separator pairs on their own: among random pairs tied at the top, a greater one often wins for either rule.
     hidden_cases=[({(b"a", b"b"): 2, (b"a ", b"a"): 2},), ({(b"a\x00", b"a"): 1, (b"a", b"b"): 1},)],
-    hidden_then=verify_ties_on_the_right_token,
+    hidden_then=lambda learner: (verify_ties_on_the_right_token(learner), BEST_FOUND_IN_ONE_PASS.verify(learner)),
 )
+BEST_FOUND_IN_ONE_PASS = grows_linearly(
+    BEST_PAIR.task, best_pair, measured_pair_counts, 2_000, "pairs",
+    "one max over the pairs, with a key (the count, then the pair); a max(...) inside the loop or comprehension that "
+    "picks the top pairs runs again for each pair: pairs x pairs")
 
 def bytes_advanced_merge(word: tuple, pair: tuple) -> tuple | None:
     """merge_word stepping past a merge by the merged token's length in bytes, not by 2 tokens (walk54b)."""
@@ -587,8 +654,12 @@ MERGE_WORD = TaskGraders(
     ],
     merge_inputs,
     max_examples=200,
-    hidden_then=verify_high_bytes,
+    hidden_then=lambda learner: (verify_high_bytes(learner), MERGED_IN_ONE_PASS.verify(learner)),
 )
+MERGED_IN_ONE_PASS = grows_linearly(
+    MERGE_WORD.task, merge_word, measured_long_word, 8_000, "tokens",
+    "walk the word once, appending each token or merged token to a list, and make it a tuple at the end; a tuple grown "
+    "by += or a word spliced at each merge (word[:i] + (new,) + word[i + 2:]) copies the word at each step")
 
 TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
                   stand_ins=(count_pairs, best_pair, merge_word), unchanged=(0,),  # the caller's counts, reused
