@@ -8524,6 +8524,20 @@ def test_lab03_the_callers_special_tokens_sorted_in_place_lose_the_hidden_points
     round_failure(request, LAB03_TOKENS_SORTED, lab, mistake)
 
 
+# ---- lab 03, walk58: each guess searched from itself although the cut before lies past it (issue 21's walk) -------------
+LAB03_WALK58 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("03_parallel", "find-guess-without-the-cut-before"): ("task1_find_chunk_boundaries_solution", ((
+        "position = max(i * chunk_size, boundaries[-1])", "position = i * chunk_size"),), "reads again"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB03_WALK58), ids=[name for _, name in sorted(LAB03_WALK58)])
+def test_lab03_a_guess_searched_again_past_the_cut_before_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB03_WALK58, lab, mistake)
+    assert "measured from outside your code" in found, found
+
+
 # Walk57's mistakes that a case catches (labs 02, 05, 06, 08, 09 and 10), each graded with its task's hidden test, where
 # it now fails with its own message (lab 05's push loop, a measured mistake, is graded above at its first verdict).
 _walk57 = {**LAB02_WALK57_HINTS, **LAB05_WALK57_HINTS, **LAB06_WALK57, **LAB08_WALK57, **LAB09_WALK57_HINTS, **LAB10_WALK57}

@@ -540,6 +540,55 @@ def varied_find(args: tuple, rng) -> tuple:
     return CorpusFile(data), len(data) + rng.randint(1, 20), rng.sample(split_tokens, len(split_tokens)), rng.randint(2, 6)
 
 
+# A search that starts each guess at i * chunk_size even where the cut before it already lies past it (the reference's
+# max(i * chunk_size, boundaries[-1])) finds the same cut again, so its answer is right, but reads the same stretch again
+# from each guess: on a corpus with a long stretch without special tokens, the guesses in it read it over and over (walk58:
+# 30 times more bytes, full marks). So task 1's hidden test also measures the reads on a file of LONG_STRETCH_MIB MiB whose
+# one special token after the first documents comes near its end, cut in LONG_STRETCH_CHUNKS chunks: a search that goes
+# on from the cut before reads the stretch once (about 0.9 of the file), one from every guess about 3.5 times the file.
+LONG_STRETCH_MIB, LONG_STRETCH_CHUNKS = 1, 8
+
+
+def long_stretch_file() -> bytes:
+    """A few documents, each ending in a special token, then a stretch of words without any (drawn from the grading's
+    seed, a fresh file for each call) up to 97% of :data:`LONG_STRETCH_MIB` MiB, then one special token and a word."""
+    rng = measured_random(f"03_parallel:long_stretch:{next(FRESH)}")
+    size = LONG_STRETCH_MIB * 2**20
+    head = b"".join((" ".join(rng.choices(BIG_WORDS, k=rng.randint(80, 260))) + EOT).encode() for _ in range(3))
+    words = []
+    length = len(head)
+    while length < 0.97 * size:
+        words.append(rng.choice(BIG_WORDS))
+        length += len(words[-1].encode())
+    return head + "".join(words).encode() + EOT.encode() + b" The end."
+
+
+def verify_long_stretch_read_once(learner: Callable) -> None:
+    """On :func:`long_stretch_file`, cut in :data:`LONG_STRETCH_CHUNKS` chunks with buffers of 4 KiB, what the learner's
+    processes read during the call (:func:`read_and_mapped`) must be under 1.5 times the file, and its cuts the
+    reference's: each search goes on from the cut before it where that lies past its guess."""
+    if not measure_available():
+        passed("find_chunk_boundaries: its reads were not measured (this system has no /proc).")
+        return
+    data = long_stretch_file()
+    args = materialized((CorpusFile(data), LONG_STRETCH_CHUNKS, [EOT.encode()], 4096), learner)
+    outcome, reads, _ = read_and_mapped(FIND_TASK, learner, args)
+    call = (f"find_chunk_boundaries(<a file of {len(data)} bytes, one special token at {data.rindex(EOT.encode())} after "
+            f"the first documents>, {LONG_STRETCH_CHUNKS}, [{EOT.encode()!r}], 4096)")
+    with cases_explain_a_failure(FIND_TASK, learner, find_chunk_boundaries, lambda: FIND.cases):
+        measured_answer(FIND_TASK, find_chunk_boundaries, args, outcome, call)
+    if reads["bytes"] is None:
+        raise CheckFailed(f"{call}: the bytes your process and those it started read could not be measured from outside "
+                          "your code (one made itself unreadable, e.g. undumpable): leave the processes as Python starts them")
+    if reads["bytes"] > 1.5 * len(data):
+        raise CheckFailed(
+            f"{call} read {reads['bytes']} bytes, {reads['bytes'] / len(data):.1f} times the file (by your process and any "
+            "it started, measured from outside your code): where the cut before lies past a guess, search on from that cut; "
+            "from the guess itself, each search reads again the stretch the one before it read")
+    passed(f"find_chunk_boundaries: reads a long stretch without special tokens once ({reads['bytes']} bytes read of a "
+           f"{len(data) // 2**10} KiB file).")
+
+
 # Task 1's hidden test: the bytes it reads measured first, then the fixed cases (files whose token straddles the end
 # of a read of a fixed size, FIXED_READS), generated files with read buffers of 1 to 16 bytes, then files whose special
 # tokens hold one another (against first_occurrence_boundaries).
@@ -564,7 +613,7 @@ FIND = TaskGraders(
     max_examples=150,
     hidden_cases=FIND_HIDDEN_CASES,
     hidden_vary=varied_find,
-    hidden_verify=(verify_reads_in_buffers,),
+    hidden_verify=(verify_reads_in_buffers, verify_long_stretch_read_once),
     then=TaskGraders(FIND_TASK, first_occurrence_boundaries, [], nested_boundaries_inputs(), max_examples=100),
 )
 
