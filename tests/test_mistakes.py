@@ -8584,6 +8584,20 @@ def test_lab01_a_pass_per_item_loses_the_hidden_points(request, at_the_first_ver
     assert "measured from outside your code" in found or "did not finish within" in found, found
 
 
+LAB01_WALK58 = {  # a pair of count 0 deleted from the caller's dict (a learner round's table)
+    ("01_naive_bpe", "best-deletes-pairs-of-count-zero"): ("task2_best_pair_solution", ((
+        "    return max(pair_counts, key=lambda pair: (pair_counts[pair], pair))\n",
+        "    for pair in [pair for pair, count in pair_counts.items() if count == 0]:\n"
+        "        del pair_counts[pair]  # no longer seen: never the best\n"
+        "    return max(pair_counts, key=lambda pair: (pair_counts[pair], pair))\n"),), "changed its argument pair_counts"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB01_WALK58), ids=[name for _, name in sorted(LAB01_WALK58)])
+def test_lab01_a_pair_of_count_zero_deleted_from_the_callers_dict_loses_the_hidden_points(request, lab, mistake):
+    round_failure(request, LAB01_WALK58, lab, mistake)
+
+
 # ---- lab 00, walk58: a pass per character, per cut or per pretoken where one pass does (issue 21's walk) ---------------
 _SPLIT_BY_REGEX = '    pattern = "|".join(regex.escape(token) for token in longest_first)\n    return regex.split(pattern, text)\n'
 LAB00_GROWTH_58 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
@@ -8607,6 +8621,11 @@ LAB00_GROWTH_58 = {  # a learner round's table (tests/test_grading_redteam.py fi
         "            pretokens.append(match.group())\n            piece = piece[match.end():]\n"),
         ("def pretokenize(", "PATTERN = regex.compile(GPT2_PATTERN)\n\n\ndef pretokenize(")),
         "copies the rest of the piece at each pretoken"),
+    ("00_pretokenization", "count-a-counter-added-per-pretoken"): ("task4_count_pretokens_solution", (
+        ("    counts: dict[bytes, int] = {}\n", "    counts = Counter()\n"),
+        ("        counts[key] = counts.get(key, 0) + 1\n", "        counts += Counter([key])\n"),
+        ("def count_pretokens(", "from collections import Counter\n\n\ndef count_pretokens(")),
+        "Counter added per pretoken"),
 }
 
 

@@ -749,7 +749,8 @@ COUNTED_LINEARLY = measured.MeasuredGrowth(
     limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
     too_slow="count each pretoken as you come to it, in one dict (counts[key] = counts.get(key, 0) + 1, or a Counter): "
              "pretokens.count(pretoken) for each pretoken walks the whole list every time, and a new dict for each "
-             "pretoken (counts = counts | {...}) copies every distinct pretoken so far, time quadratic in the text",
+             "pretoken (counts = counts | {...}) copies every distinct pretoken so far, as a Counter added per pretoken "
+             "(counts += Counter([key]) goes over every count so far): time quadratic in the text",
     said=lambda growth, name: f"{name}: its CPU time from {COUNT_PIECES:,} to {SIZE_SPREAD * COUNT_PIECES:,.0f} pieces "
                               f"(drawn) to {GROWTH_TIMES} times as many grows as a linear method's does (measured from "
                               "outside your code).")

@@ -47,9 +47,13 @@ words = st.lists(st.sampled_from(TOKENS), min_size=1, max_size=7).map(tuple)
 # kept by the words alone, frozenset(word_counts), the counts left out of the key, kept the points under most seeds).
 word_count_dicts = st.dictionaries(words, st.integers(1, 5), max_size=6) | st.dictionaries(
     st.sampled_from([(b"a", b"b", b"a"), (b"ab", b"c")]), st.integers(1, 5), min_size=1)
+# A count of 0 now and then (a pair counted before, as an incremental trainer keeps them): a best_pair that deletes such
+# pairs from its argument gives the right pair and changed the caller's dict (walk58). Set without a draw of its own, so
+# that the drawn dicts are the ones they were: the first pair of a dict of 3 pairs or more whose counts add up to an odd
+# number.
 random_pair_count_dicts = st.dictionaries(
     st.tuples(st.sampled_from(TIE_TOKENS), st.sampled_from(TIE_TOKENS)), st.integers(1, 3), min_size=1, max_size=8
-)
+).map(lambda counts: {**counts, next(iter(counts)): 0} if len(counts) >= 3 and sum(counts.values()) % 2 else counts)
 # Pairs that a wrong rule ranks the other way round: same concatenation, decoded text against
 # bytes, a prefix against its extension, case.
 CONFUSABLE_PAIRS = [
@@ -458,7 +462,8 @@ BEST_PAIR = TaskGraders(
     st.tuples(pair_count_dicts()),
     max_examples=150,
     # The separator pairs on their own: among random pairs tied at the top, a greater one often wins for either rule.
-    hidden_cases=[({(b"a", b"b"): 2, (b"a ", b"a"): 2},), ({(b"a\x00", b"a"): 1, (b"a", b"b"): 1},)],
+    hidden_cases=[({(b"a", b"b"): 2, (b"a ", b"a"): 2},), ({(b"a\x00", b"a"): 1, (b"a", b"b"): 1},),
+                  ({(b"c", b"a"): 0, (b"a", b"b"): 2, (b"b", b"a"): 2},)],  # a count of 0: kept, as the caller has it
     hidden_then=lambda learner: (verify_ties_on_the_right_token(learner), BEST_FOUND_IN_ONE_PASS.verify(learner)),
 )
 BEST_FOUND_IN_ONE_PASS = grows_linearly(
