@@ -3164,15 +3164,17 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
     "03_parallel": {  # the mistakes graded in worker pools (POOLS_ROUND4) are left out of the set (below)
         "file-sorts-the-callers-special-tokens",  # walk58 (the generated inputs with two tokens: LAB03_TOKENS_SORTED)
         "find-guess-without-the-cut-before",  # walk58 (its reads measured on a long stretch, after the cases: LAB03_WALK58)
+        "find-one-byte-window-kept-whole",  # walk58 (its CPU time on a stretch without a one-byte token: LAB03_WALK58)
+        # (find-guess-after-the-last-boundary, find-overlap-one-byte-short and first-guess-at-zero: the one-byte cases catch them)
         "range-read-one-byte-on", "search-stops-an-overlap-short",  # walk56's (generated inputs)
         "file-serial-decoded-with-replace",
         "chunk-cached-by-range", "chunk-decoded-block-by-block", "chunk-drops-a-token-at-its-start",
-        "find-guess-after-the-last-boundary", "find-offset-in-characters", "merge-first-chunk-twice", "merge-starts-from-the-first-chunk",
+        "find-offset-in-characters", "merge-first-chunk-twice", "merge-starts-from-the-first-chunk",
         "chunk-as-latin-1", "chunk-in-text-mode", "chunk-line-ends-normalized", "chunk-not-seeked",
         "chunk-one-byte-more", "chunk-read-to-end", "chunk-skips-its-first-byte", "chunk-stripped",
         "chunk-with-endoftext-by-default", "chunk-without-special-tokens",
-        "find-guess-kept-when-no-token-follows", "find-one-guess-too-many", "find-overlap-one-byte-short",
-        "find-past-the-end", "find-steps-over-the-overlap", "first-guess-at-zero", "merge-counts-the-keys",
+        "find-guess-kept-when-no-token-follows", "find-one-guess-too-many",
+        "find-past-the-end", "find-steps-over-the-overlap", "merge-counts-the-keys",
         "merge-from-a-copy-of-the-first", "merge-last-chunk-left-out", "merge-overwrites", "merge-the-largest-count",
         "merge-the-one-chunk-itself", "merge-the-one-chunk-itself-read-once", "merge-counts-reads-twice",
         "whole-window-search", "chunk-reads-end-bytes", "chunk-str-of-the-bytes",
@@ -3243,6 +3245,8 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
     # (lab 07: merge_all's fixed cases for an entry unpacked position first and prev[i] = i, 02d58f7, catch the three of prev's
     # links that were listed here)
     "08_linear_encoding": {
+        # walk58's lists copied at each token (measured, after the cases: LAB08_WALK58)
+        "backtrack-tokens-copied-per-token", "last-copied-per-position",
         "counts-of-the-last-token-by-the-previous-end",
         "counts-token-length-in-characters",
         "candidates-of-characters", "compatible-checks-the-first-token", "compatible-encodings-concatenate",

@@ -8528,6 +8528,15 @@ def test_lab03_the_callers_special_tokens_sorted_in_place_lose_the_hidden_points
 LAB03_WALK58 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
     ("03_parallel", "find-guess-without-the-cut-before"): ("task1_find_chunk_boundaries_solution", ((
         "position = max(i * chunk_size, boundaries[-1])", "position = i * chunk_size"),), "reads again"),
+    # a window that keeps window[-overlap:] between reads: with one-byte tokens, window[-0:] keeps all it has read
+    ("03_parallel", "find-one-byte-window-kept-whole"): ("task1_find_chunk_boundaries_solution", ((
+        "            while position < size:\n                file.seek(position)\n"
+        "                window = file.read(buffer_size + overlap)\n",
+        "            file.seek(position)\n            window = b''\n            while position < size:\n"
+        "                kept = window[-overlap:]  # a token cut by the read's end\n"
+        "                window = kept + file.read(buffer_size)\n                position -= len(kept)\n"),
+        ("window.find(t, 0, buffer_size + len(t) - 1)", "window.find(t)"),
+        ("                position += buffer_size\n", "                position += len(window)\n")), "window[-0:]"),
 }
 
 
@@ -8664,3 +8673,19 @@ LAB07_WALK58 = {  # a learner round's table (tests/test_grading_redteam.py finds
 @pytest.mark.parametrize("lab, mistake", sorted(LAB07_WALK58), ids=[name for _, name in sorted(LAB07_WALK58)])
 def test_lab07_the_next_part_found_by_its_byte_offset_loses_the_hidden_points(request, lab, mistake):
     round_failure(request, LAB07_WALK58, lab, mistake)
+
+
+# ---- lab 08, walk58: a list copied at each token (issue 21's walk) ---------------------------------------------------
+LAB08_WALK58 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("08_linear_encoding", "backtrack-tokens-copied-per-token"): ("task2_backtrack_encode_solution", ((
+        "                tokens.append(token)\n", "                tokens = tokens + [token]\n"),), "measured from outside"),
+    ("08_linear_encoding", "last-copied-per-position"): ("task3_last_tokens_solution", ((
+        "                last.append(token)\n", "                last = last + [token]\n"),), "measured from outside"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB08_WALK58), ids=[name for _, name in sorted(LAB08_WALK58)])
+def test_lab08_a_list_copied_at_each_token_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB08_WALK58, lab, mistake)
+    assert "tokens = tokens + [token]" in found, found

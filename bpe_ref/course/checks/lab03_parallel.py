@@ -13,6 +13,7 @@ buffers only, and each worker reads its chunks, none the whole file (what each r
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import os
 import threading
@@ -35,7 +36,7 @@ from .core import (
 )
 from .compare import CARRIED, WrongType, difference, hints, plain
 from .measured import (
-    FRESH, answers_right, cases_explain_a_failure, keeper_id, mapped_bytes, measured_random, process_id, reference_cost,
+    FRESH, MeasuredCost, answers_right, cases_explain_a_failure, keeper_id, mapped_bytes, measured_random, process_id, reference_cost,
 )
 from .spec import runs_remotely
 
@@ -81,6 +82,8 @@ def boundaries_inputs(draw) -> tuple:
         data, chunks, special_tokens = draw(remainder_token_file())
     elif draw(st.integers(0, 5)) == 0:
         data, chunks, special_tokens = draw(long_token_file())
+    elif draw(st.integers(0, 5)) == 0:
+        data, chunks, special_tokens = draw(one_byte_token_file())
     else:
         text, special_tokens = draw(corpus_texts())
         data = text.encode("utf-8")
@@ -120,6 +123,19 @@ def long_token_file(draw) -> tuple[bytes, int, list[str]]:
     before = draw(st.text(alphabet="ab c!\n", min_size=12, max_size=30))
     after = draw(st.text(alphabet="ab c!\n", max_size=4))
     return (before + ENDOFPROMPT + after).encode(), 2, special_tokens
+
+
+@st.composite
+def one_byte_token_file(draw) -> tuple[bytes, int, list[str]]:
+    """``(data, desired_num_chunks, special_tokens)``: special tokens of one byte each, so the overlap is 0, with
+    stretches of up to 40 characters between them, longer than a read of a few bytes: a search that keeps
+    window[-overlap:] between reads carries the whole window (-0 is 0), and one that counts its position from it cuts
+    too late (walk58: no file held a token of one byte)."""
+    special_tokens = draw(st.sampled_from([["#"], ["#", "\x1e"], ["\x1e", "#"]]))
+    stretches = st.text(alphabet="ab c!\n字", max_size=40)
+    parts = draw(st.lists(st.tuples(stretches, st.sampled_from(special_tokens)), min_size=1, max_size=6))
+    data = ("".join(stretch + token for stretch, token in parts) + draw(stretches)).encode()
+    return data, draw(st.integers(1, 8)), special_tokens
 
 
 def safe_cuts(text: str, special_tokens: list[str]) -> list[int]:
@@ -291,6 +307,10 @@ def boundaries_hint(args: tuple, expected: object, got: object) -> str | None:
             for g, e in zip(got, expected)):
         return ("a boundary after its special token: a boundary is where the special token starts (file offset of the read "
                 "+ window.find(token)), so that the token begins the next chunk, not where it ends")
+    if args[2] and all(type(t) is bytes and len(t) == 1 for t in args[2]):  # walk58: told "a boundary later"
+        return ("special tokens of one byte each: the overlap, len(token) - 1, is 0, and window[-0:] is the whole window "
+                "(-0 is 0), not b'': a search that keeps window[-overlap:] carries every byte read so far; keep "
+                "window[len(window) - overlap:], or seek to the next read's start")
     if len(args[2]) > 1 and len(got) == len(expected) and any(g > e for g, e in zip(got, expected)):
         return ("a boundary later than expected, with several special tokens: take the earliest occurrence of any of "
                 "them, not the first token's if there is one; and only one that starts in the first buffer_size bytes of "
@@ -518,6 +538,9 @@ FIND_HIDDEN_CASES = [
     # a special token longer than <|endoftext|> (cl100k's <|endofprompt|>, 15 bytes) across the end of a read: an
     # overlap of len(EOT) - 1 bytes, the page's token's, loses it (learn52)
     Case((CorpusFile(b"ab" + ENDOFPROMPT.encode() + b"cd"), 30, [EOT.encode(), ENDOFPROMPT.encode()], 4)),
+    # special tokens of one byte: the overlap is 0, and a carry of window[-0:] is the whole window, not b'' (walk58)
+    Case((CorpusFile(b"abcdefghij#klmnopqrstu#vwxyz0123456789#end"), 4, [b"#"], 3)),
+    Case((CorpusFile(b"abcdefghij\x1eklmnopqrstuvwxyz\x1e0123456789\x1dend"), 3, [b"\x1d", b"\x1e"], 4)),
 ]
 
 
@@ -536,7 +559,10 @@ def varied_find(args: tuple, rng) -> tuple:
         return straddling_read(window, rng)
     file, _, split_tokens, _ = args
     tokens = rng.choices(split_tokens, k=rng.randint(2, 4))
-    data = filler(rng) + b"".join(token + filler(rng) for token in tokens)
+    if all(len(token) == 1 for token in split_tokens):  # longer fillers: the first token lies several reads on
+        data = bytes(rng.choices(b"abcdefgh xyz", k=rng.randint(8, 20))) + b"".join(token + filler(rng, 12) for token in tokens)
+    else:
+        data = filler(rng) + b"".join(token + filler(rng) for token in tokens)
     return CorpusFile(data), len(data) + rng.randint(1, 20), rng.sample(split_tokens, len(split_tokens)), rng.randint(2, 6)
 
 
@@ -589,6 +615,44 @@ def verify_long_stretch_read_once(learner: Callable) -> None:
            f"{len(data) // 2**10} KiB file).")
 
 
+# Special tokens of one byte each make the overlap 0, and a search that keeps window[-overlap:] between reads keeps
+# window[-0:], the whole window (-0 is 0): its cuts are right, but its window grows with every read, and each read
+# copies and searches all the ones before it, time quadratic in a stretch without special tokens and memory its size
+# (walk58: full marks). Task 1's hidden test ends by timing one search of such a stretch: a file of ONE_BYTE_MIB MiB with
+# b"#" at its start and near its end, cut in 2 chunks, read 16 bytes at a time. The reference takes about 0.08 s, a
+# window kept whole about 30 times as long.
+ONE_BYTE_MIB, ONE_BYTE_READ = 3, 16
+
+
+def one_byte_stretch(index: int) -> tuple:
+    """``(file, 2, [b"#"], 16)``: b"#", words without it (drawn from the grading's seed, fresh for each ``index``) up
+    to :data:`ONE_BYTE_MIB` MiB, b"#" and a word."""
+    rng = measured_random(f"03_parallel:one_byte_stretch:{index}")
+    words, length = [], 0
+    while length < ONE_BYTE_MIB * 2**20:
+        words.append(rng.choice(BIG_WORDS))
+        length += len(words[-1].encode())
+    return CorpusFile(b"#" + "".join(words).encode() + b"# The end."), 2, [b"#"], ONE_BYTE_READ
+
+
+ONE_BYTE_WINDOW = MeasuredCost(
+    task=FIND_TASK, reference=find_chunk_boundaries, build=one_byte_stretch,
+    shape=f"<a file of {ONE_BYTE_MIB} MiB: b'#', words without it, b'#'>, 2, [b'#'], {ONE_BYTE_READ}",
+    factor=8, slack=0.4, timeout=30.0, warm_up=2,
+    too_slow="with special tokens of one byte the overlap, len(token) - 1, is 0, and window[-0:] is the whole window "
+             "(-0 is 0), not b'': a search that keeps window[-overlap:] between reads carries every byte it has read, "
+             "copied and searched again at each read; keep window[len(window) - overlap:], or seek to each read's start",
+    said=lambda cost, name: cost.said(f"{name}: a stretch of {ONE_BYTE_MIB / 2:g} MiB without a one-byte special token "
+                                      "searched in "),
+    cases=lambda: FIND.cases)
+
+
+def verify_one_byte_window(learner: Callable) -> None:
+    """A search with special tokens of one byte keeps no window of all it has read (:data:`ONE_BYTE_WINDOW`), on
+    files written where the learner's code can read them (a measured call takes its arguments as they are)."""
+    dataclasses.replace(ONE_BYTE_WINDOW, build=lambda index: materialized(one_byte_stretch(index), learner)).verify(learner)
+
+
 # Task 1's hidden test: the bytes it reads measured first, then the fixed cases (files whose token straddles the end
 # of a read of a fixed size, FIXED_READS), generated files with read buffers of 1 to 16 bytes, then files whose special
 # tokens hold one another (against first_occurrence_boundaries).
@@ -613,7 +677,7 @@ FIND = TaskGraders(
     max_examples=150,
     hidden_cases=FIND_HIDDEN_CASES,
     hidden_vary=varied_find,
-    hidden_verify=(verify_reads_in_buffers, verify_long_stretch_read_once),
+    hidden_verify=(verify_reads_in_buffers, verify_long_stretch_read_once, verify_one_byte_window),
     then=TaskGraders(FIND_TASK, first_occurrence_boundaries, [], nested_boundaries_inputs(), max_examples=100),
 )
 

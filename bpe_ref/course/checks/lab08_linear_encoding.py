@@ -552,12 +552,42 @@ SAME_RANKS_INPUTS = st.tuples(UNIQUE_WORDS, UNIQUE_WORDS).map(lambda cases: (*ca
 # (max(map(len, valid)) alone raises ValueError). The generated cases drew each of the two, seldom both together.
 NOTHING_CASES = [Case((b"", {}))]
 
+# A list of tokens copied at each one (tokens = tokens + [token], where tokens.append(token) grows one list) is right and
+# quadratic in the tokens. On the growth check's pretokens (every pair of 128 bytes a merge: a token per two bytes, and
+# the valid tokens of 16,384 merges found first) the copies stayed under its bounds (walk58: 0.74 s where 0.85 passed).
+# So the hidden test ends with a long pretoken under a few merges, a token for almost every byte: LONG_FEW_MERGES bytes
+# of a, b, c and d (times a scale drawn from the grading's seed). The solution takes about 0.35 s there, the copies 5 s.
+FEW_MERGES = {(b"a", b"b"): 0, (b"c", b"d"): 1, (b"ab", b"cd"): 2}
+LONG_FEW_MERGES = 100_000
+
+
+def few_merges_pretoken(index: int, scale: float) -> tuple[bytes, dict[Pair, int]]:
+    """A pretoken of about :data:`LONG_FEW_MERGES` ``scale`` bytes of a, b, c and d (drawn, fresh for each ``index``),
+    and :data:`FEW_MERGES`."""
+    rng = measured.measured_random(f"08_linear_encoding:few merges:{index}")
+    return bytes(rng.choices(b"abcd", k=round(LONG_FEW_MERGES * scale))), dict(FEW_MERGES)
+
+
+TOKENS_KEPT_COST = measured.MeasuredCost(
+    task=BACKTRACK_TASK, reference=backtrack_encode, build=few_merges_pretoken, spread=measured.COST_SPREAD,
+    shape=f"<{LONG_FEW_MERGES:,} to {measured.COST_SPREAD * LONG_FEW_MERGES:,.0f} bytes of a, b, c and d (drawn)>, "
+          f"{FEW_MERGES!r}",
+    factor=5.0, slack=0.3, timeout=10.0, warm_up=2,
+    too_slow="a token for almost every byte here: is the list of tokens copied at each one (tokens = tokens + [token], "
+             "or a new list per token)? tokens.append(token) and tokens.pop() grow and shrink one list in place, each "
+             "in constant time",
+    said=lambda cost, name: cost.said(f"{name}: a pretoken of {LONG_FEW_MERGES:,} to "
+                                      f"{measured.COST_SPREAD * LONG_FEW_MERGES:,.0f} bytes (drawn) under 3 merges in "),
+    cases=backtrack_cases)
+
+
 BACKTRACK_ENCODE = TaskGraders(
     BACKTRACK_TASK, backtrack_encode, backtrack_cases(), with_long_pieces(LONG_PIECES[2:]), max_examples=60,
     hidden_cases=NOTHING_CASES,
     verify=(lambda learner: verify_not_a_replay(learner, "backtrack_encode", BACKTRACK_TASK, backtrack_encode,
                                                  backtrack_cases),),
     then=changed_between_calls(BACKTRACK_TASK, backtrack_encode, SAME_RANKS_CASES, SAME_RANKS_INPUTS),
+    hidden_then=TOKENS_KEPT_COST.verify,
 )
 
 
