@@ -3226,7 +3226,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
     "merge-all-next-part-by-byte-offset",  # walk58 (words of parts of several bytes, drawn: LAB07_WALK58)
     "first-pairs-a-set-each-call", "encode-ranks-copied-each-call",  # walk58 (many short calls measured: LAB07_PER_CALL)
     # walk58's answers kept from call to call (checks/kept.py's call, after the cases: KEPT_ANSWERS)
-    "encode-cached-aliased",
+    "encode-cached-aliased", "first-heap-kept-by-parts",  # the second: LAB07_WALK58, the same ranks dict again
         "merge-all-heap-built-again", "merge-all-pops-the-front",  # walk56's (generated inputs)
         "first-heap-sorted-after-each-entry", "first-heap-heapified-after-each-entry",  # walk56's (the measured cost)
         "first-heap-in-a-default-list", "first-heap-positions-by-list-index", "merge-new-pairs-of-lower-rank-dropped",

@@ -8667,6 +8667,12 @@ LAB07_WALK58 = {  # a learner round's table (tests/test_grading_redteam.py finds
         "        right_start = next_[start]\n        if right_start == end or ",
         "        right_start = start + len(left)  # the next part starts where this one's bytes end\n"
         "        if right_start >= end or "),), "not found by its first byte's offset"),
+    # first heaps kept by the parts and the ranks' id, the kept list handed back: merge_all pops it empty
+    ("07_heap_encoding", "first-heap-kept-by-parts"): ("task1_first_heap_solution", (
+        ("def first_heap(", "_FIRST_HEAPS = {}\n\n\ndef first_heap("),
+        ("    heap = []\n", "    key = (tuple(parts), id(ranks))\n    if key in _FIRST_HEAPS:\n        return _FIRST_HEAPS[key]\n"
+                        "    heap = []\n"),
+        ("    return heap\n", "    _FIRST_HEAPS[key] = heap\n    return heap\n")), "changed"),
 }
 
 

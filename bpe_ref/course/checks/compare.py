@@ -459,7 +459,8 @@ def _hints(task: Task, args: tuple, expected: Any, got: Any, error: BaseExceptio
                 and [tuple(item) for item in got] == expected):  # walk58: told of list.append and extend
             found.append("lists where tuples were expected: [left, right] is a list; a pair is a tuple, (left, right) "
                          "(zip(word, word[1:]) gives tuples), and only a tuple can be a dict key or a set's item")
-        elif (isinstance(expected, list) and isinstance(got, list) and not any(isinstance(item, list) for item in expected)
+        elif (isinstance(expected, list) and isinstance(got, list)
+                and not any(isinstance(item, (list, dict)) for item in expected)  # a list where a dict was: said already
                 and any(isinstance(item, list) for item in got)):
             found.append("a list inside your list: list.append(items) adds the list as one item; list.extend(items) "
                          "(or +=) adds its items")

@@ -36,12 +36,25 @@ def changed_in_place(value: Any) -> None:
 
 def called_twice(function: Callable, first_args: tuple, second_args: tuple) -> list:
     """``function(*first_args)``, its answer changed in place (:func:`changed_in_place`); ``function(*first_args)``
-    again, then ``function(*second_args)``, each call on a copy of its arguments of its own: ``[the answer of the
-    second call, that of the third]`` (a driver). The reference's are its plain answers."""
-    changed_in_place(function(*copy.deepcopy(first_args)))
-    again = function(*copy.deepcopy(first_args))
+    again, then ``function(*second_args)``: ``[the answer of the second call, that of the third]`` (a driver). The
+    first and third calls get copies of their arguments of their own; the second gets the first's objects again where
+    the first call left them as they were (:func:`unchanged`), and copies of the others: a caller hands one ranks dict
+    to every call, and a cache keyed by id(ranks) found its entry only so (walk58: lab 07's first heaps, kept by the
+    parts and id(ranks), handed back to merge_all, which pops them empty). The reference's are its plain answers."""
+    first = copy.deepcopy(first_args)
+    changed_in_place(function(*first))
+    again = function(*(arg if unchanged(arg, given) else copy.deepcopy(given) for arg, given in zip(first, first_args)))
     other = function(*copy.deepcopy(second_args))
     return [again, other]
+
+
+def unchanged(arg: Any, given: Any) -> bool:
+    """Whether an argument after a call, ``arg``, is still what was given, ``given``: of the same type and equal (an
+    object whose comparison fails counts as changed)."""
+    try:
+        return type(arg) is type(given) and bool(arg == given)
+    except Exception:  # a comparison the call made fail: a copy is given instead
+        return False
 
 
 def holds_a_container(value: Any) -> bool:

@@ -556,7 +556,8 @@ NOTHING_CASES = [Case((b"", {}))]
 # quadratic in the tokens. On the growth check's pretokens (every pair of 128 bytes a merge: a token per two bytes, and
 # the valid tokens of 16,384 merges found first) the copies stayed under its bounds (walk58: 0.74 s where 0.85 passed).
 # So the hidden test ends with a long pretoken under a few merges, a token for almost every byte: LONG_FEW_MERGES bytes
-# of a, b, c and d (times a scale drawn from the grading's seed). The solution takes about 0.35 s there, the copies 5 s.
+# of a, b, c and d (times a scale drawn from the grading's seed). The solution takes about 0.4 s there (the reference,
+# its tables built once, 0.07 s), the copies 5 s or more: the bound, 1 s + 10 times the reference's, lies between.
 FEW_MERGES = {(b"a", b"b"): 0, (b"c", b"d"): 1, (b"ab", b"cd"): 2}
 LONG_FEW_MERGES = 100_000
 
@@ -572,7 +573,7 @@ TOKENS_KEPT_COST = measured.MeasuredCost(
     task=BACKTRACK_TASK, reference=backtrack_encode, build=few_merges_pretoken, spread=measured.COST_SPREAD,
     shape=f"<{LONG_FEW_MERGES:,} to {measured.COST_SPREAD * LONG_FEW_MERGES:,.0f} bytes of a, b, c and d (drawn)>, "
           f"{FEW_MERGES!r}",
-    factor=5.0, slack=0.3, timeout=10.0, warm_up=2,
+    factor=10.0, slack=1.0, timeout=15.0, warm_up=2,  # the solution 0.4 s in the worker, the reference 0.07 s: 1.7 s
     too_slow="a token for almost every byte here: is the list of tokens copied at each one (tokens = tokens + [token], "
              "or a new list per token)? tokens.append(token) and tokens.pop() grow and shrink one list in place, each "
              "in constant time",

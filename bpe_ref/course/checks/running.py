@@ -978,9 +978,10 @@ def _hidden(graded: TaskGraders, learner: Callable) -> int:
 def kept_case(graded: TaskGraders) -> Case | None:
     """The case :func:`check_answers_not_kept` calls ``graded``'s function on: its first visible case whose answer holds a
     list, dict or set, and a later one with another answer (else the same again); ``None`` where no case applies: a task
-    with a driver or an observe (its answers are what these make of them), files for arguments, or no such answer."""
+    with a driver (its answers are what it makes of them), files for arguments, or no such answer. A task's observe
+    applies to each of the two answers (walk58: lab 07's first heaps, kept and handed back, had no such call)."""
     task = graded.task
-    if task.driver is not None or task.observe is not None or task.in_module or graded.reference is None:
+    if task.driver is not None or task.in_module or graded.reference is None:
         return None
     cases = [case if isinstance(case, Case) else Case(tuple(case)) for case in graded.cases if not isinstance(case, Later)]
     cases = [case for case in cases if not _holds_file(case.args)]
@@ -1010,8 +1011,17 @@ def check_answers_not_kept(graded: TaskGraders, learner: Callable) -> int:
                           if wanted != answer), None)
         return found
 
+    observe = graded.task.observe
+
+    def each_observed(args: tuple, answers: Any) -> Any:
+        """The task's observe of each answer, with its call's arguments (what the driver returned, where not two)."""
+        if not (isinstance(answers, list) and len(answers) == 2):
+            return answers
+        return [observe(called, answer) for called, answer in zip(args, answers)]
+
     task = replace(graded.task, params=("the first call's arguments", "the other call's arguments"), driver=called_twice,
-                   unchanged=(), what="a list of the two answers", hint=hint, error_hint=None, item="answer", first=1)
+                   unchanged=(), what="a list of the two answers", hint=hint, error_hint=None, item="answer", first=1,
+                   observe=each_observed if observe is not None else None)
     message = verdict(task, learner, graded.reference, case)
     if message:
         raise CheckFailed(message)
