@@ -352,7 +352,9 @@ def test_a_cluster_with_no_workers_is_one_line_for_both_commands(tmp_path, corpu
 
     from bpe_ref.distributed import cluster as cluster_module
 
-    monkeypatch.setattr(cluster_module, "CONNECT_TIMEOUT", 0.5)  # how long a first worker may take to join
+    # how long a first worker may take to join; connecting keeps its own 5 s (at 0.5 s for both, a loaded CI machine's
+    # connection timed out first: "cannot reach" where "no workers" was expected)
+    monkeypatch.setattr(cluster_module, "FIRST_WORKER_TIMEOUT", 0.5)
     with LocalCluster(n_workers=0, processes=False, protocol="tcp", host="127.0.0.1", dashboard_address=":0",
                       silence_logs=logging.CRITICAL) as cluster:
         address = cluster.scheduler_address

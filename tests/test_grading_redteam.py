@@ -3165,6 +3165,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "file-sorts-the-callers-special-tokens",  # walk58 (the generated inputs with two tokens: LAB03_TOKENS_SORTED)
         "find-guess-without-the-cut-before",  # walk58 (its reads measured on a long stretch, after the cases: LAB03_WALK58)
         "find-one-byte-window-kept-whole",  # walk58 (its CPU time on a stretch without a one-byte token: LAB03_WALK58)
+        "find-cuts-kept-by-path",  # walk58 (checks/kept.py's call, after the cases: LAB03_KEPT)
         # (find-guess-after-the-last-boundary, find-overlap-one-byte-short and first-guess-at-zero: the one-byte cases catch them)
         "range-read-one-byte-on", "search-stops-an-overlap-short",  # walk56's (generated inputs)
         "file-serial-decoded-with-replace",

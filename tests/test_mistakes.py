@@ -8540,6 +8540,21 @@ LAB03_WALK58 = {  # a learner round's table (tests/test_grading_redteam.py finds
 }
 
 
+LAB03_KEPT = {  # cuts kept by the path and handed back (a learner round's table)
+    ("03_parallel", "find-cuts-kept-by-path"): ("task1_find_chunk_boundaries_solution", (
+        ("def find_chunk_boundaries(", "_CUTS = {}\n\n\ndef find_chunk_boundaries("),
+        ("    overlap = max(", "    key = (path, desired_num_chunks, tuple(split_tokens), buffer_size)\n    if key in _CUTS:\n"
+                             "        return _CUTS[key]\n    overlap = max("),
+        ("    return sorted(set(boundaries))\n", "    _CUTS[key] = sorted(set(boundaries))\n    return _CUTS[key]\n")),
+        "handed back the answer its caller had changed"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB03_KEPT), ids=[name for _, name in sorted(LAB03_KEPT)])
+def test_lab03_cuts_kept_by_the_path_and_handed_back_lose_the_hidden_points(request, lab, mistake):
+    round_failure(request, LAB03_KEPT, lab, mistake)
+
+
 @pytest.mark.parametrize("lab, mistake", sorted(LAB03_WALK58), ids=[name for _, name in sorted(LAB03_WALK58)])
 def test_lab03_a_guess_searched_again_past_the_cut_before_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
     with at_the_first_verdict():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from .cluster import (
     CONNECT_TIMEOUT,
+    FIRST_WORKER_TIMEOUT,
     WORKERLESS_SECONDS,
     ClusterLost,
     NotAScheduler,
@@ -48,7 +49,7 @@ from .pretoken_counts import (
 )
 
 __all__ = [
-    "CONNECT_TIMEOUT", "MAX_RANGE_BYTES", "RANGES_PER_WORKER", "WORKERLESS_SECONDS", "ClusterLost", "EncodingModel",
+    "CONNECT_TIMEOUT", "FIRST_WORKER_TIMEOUT", "MAX_RANGE_BYTES", "RANGES_PER_WORKER", "WORKERLESS_SECONDS", "ClusterLost", "EncodingModel",
     "FileRange", "NotAScheduler", "Packed", "check_paths", "check_scheduler_answers", "cluster_threads", "connect",
     "corpus_paths", "count_pretokens_on_cluster", "count_pretokens_with", "count_range", "count_ranges", "encode_range",
     "encoding_model", "merge_two", "model_task", "packed_call", "plan_ranges", "plan_ranges_by_size", "range_bytes_for",

@@ -27,12 +27,16 @@ if TYPE_CHECKING:
     from distributed import Client
 
 __all__ = [
-    "CONNECT_TIMEOUT", "ClusterLost", "NotAScheduler", "Packed", "WORKERLESS_SECONDS", "check_scheduler_answers",
+    "CONNECT_TIMEOUT", "FIRST_WORKER_TIMEOUT", "ClusterLost", "NotAScheduler", "Packed", "WORKERLESS_SECONDS",
+    "check_scheduler_answers",
     "cluster_threads", "connect", "packed_call", "submitting", "wait_for_tasks", "worker_error",
 ]
 
 CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a scheduler given by address before saying it cannot be reached."""
+
+FIRST_WORKER_TIMEOUT = 5.0
+"""Seconds a cluster that answers may take to have its first worker before saying it has none."""
 
 def worker_error(error: BaseException) -> BaseException:
     """The exception a task raised on a worker, made to say so: a missing or unreadable file
@@ -112,9 +116,9 @@ class ClusterLost(ConnectionError):
 
 def cluster_threads(client: Client, timeout: float | None = None) -> int:
     """The worker threads of ``client``'s cluster, once it has a worker: a scheduler just started may
-    wait ``timeout`` seconds (default :data:`CONNECT_TIMEOUT`) for its first. ``ClusterLost``
+    wait ``timeout`` seconds (default :data:`FIRST_WORKER_TIMEOUT`) for its first. ``ClusterLost``
     (naming the address and what to start) if none comes."""
-    timeout = CONNECT_TIMEOUT if timeout is None else timeout
+    timeout = FIRST_WORKER_TIMEOUT if timeout is None else timeout
     address = client.scheduler.address
     try:
         client.wait_for_workers(1, timeout=timeout)

@@ -978,13 +978,16 @@ def _hidden(graded: TaskGraders, learner: Callable) -> int:
 def kept_case(graded: TaskGraders) -> Case | None:
     """The case :func:`check_answers_not_kept` calls ``graded``'s function on: its first visible case whose answer holds a
     list, dict or set, and a later one with another answer (else the same again); ``None`` where no case applies: a task
-    with a driver (its answers are what it makes of them), files for arguments, or no such answer. A task's observe
-    applies to each of the two answers (walk58: lab 07's first heaps, kept and handed back, had no such call)."""
+    with a driver (its answers are what it makes of them), or no such answer. A task's observe applies to each of the two
+    answers (walk58: lab 07's first heaps, kept and handed back, had no such call). A task whose arguments are files
+    (lab 03's boundaries, lab 10's plans) takes its first case and the next one on other arguments: their answers are
+    read only by the call itself, on the files written for it (walk58: cuts kept by the path, handed back)."""
     task = graded.task
     if task.driver is not None or task.in_module or graded.reference is None:
         return None
     cases = [case if isinstance(case, Case) else Case(tuple(case)) for case in graded.cases if not isinstance(case, Later)]
-    cases = [case for case in cases if not _holds_file(case.args)]
+    if any(_holds_file(case.args) for case in cases):
+        return next((Case((cases[0].args, later.args)) for later in cases[1:] if later.args != cases[0].args), None)
     answers = [expected_result(task, graded.reference, case.args) for case in cases]
     for index, (case, answer) in enumerate(zip(cases, answers)):
         if holds_a_container(answer):
