@@ -68,10 +68,19 @@ CONFUSABLE_PAIRS = [
 ]
 
 
+# The same three pairs with other counts, a quarter of the time: a best_pair whose answers are kept by the pairs alone
+# (a cache keyed by frozenset(pair_counts), the counts left out) kept the hidden points (walk58).
+SMALL_PAIR_SET = [(b"a", b"b"), (b"b", b"c"), (b"c", b"a")]
+small_set_pair_counts = st.fixed_dictionaries({pair: st.integers(1, 5) for pair in SMALL_PAIR_SET})
+
+
 @st.composite
 def pair_count_dicts(draw) -> dict[Pair, int]:
     """Random pair counts; half the time with two confusable pairs tied at the top, inserted in
-    either order, so that every usual wrong tie-break is caught, whatever order it scans in."""
+    either order, so that every usual wrong tie-break is caught, whatever order it scans in. A quarter of the
+    time the three pairs of :data:`SMALL_PAIR_SET` with drawn counts instead."""
+    if draw(st.integers(0, 3)) == 0:
+        return draw(small_set_pair_counts)
     counts = draw(random_pair_count_dicts)
     if draw(st.booleans()):
         first, second = draw(st.sampled_from(CONFUSABLE_PAIRS))
@@ -379,6 +388,10 @@ PAIRS_COUNTED_ONCE = grows_linearly(
     "add each word's pairs into one dict (counts[pair] += frequency); `counts += Counter(...)` for each word goes over "
     "every pair counted so far, and a corpus holds hundreds of thousands of pairs")
 
+def times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
+
+
 def tie_hint(args: tuple, expected: object, got: object) -> str | None:
     """The learner picked a pair with the highest count, but not the one the tie-break picks."""
     pair_counts = args[0] if args else None
@@ -388,6 +401,11 @@ def tie_hint(args: tuple, expected: object, got: object) -> str | None:
                 "item[0] (or max over the dict itself, whose items are its keys)")
     if not isinstance(pair_counts, dict) or got not in pair_counts or expected not in pair_counts:
         return None
+    if pair_counts[got] < pair_counts[expected] and got != max(pair_counts):
+        return (f"{got!r} is seen {times(pair_counts[got])}, {expected!r} {times(pair_counts[expected])}: the highest count "
+                "wins. If your code picks the right pair when called on these counts alone, it kept an answer from an "
+                "earlier call on the same pairs with other counts (a cache keyed by the pairs alone, frozenset("
+                "pair_counts), or by id(pair_counts)): the best pair depends on the counts, find it again at each call")
     if got == max(pair_counts) and pair_counts[got] < pair_counts[expected]:
         return (f"{got!r} is the greatest pair, but seen {pair_counts[got]} times, and {expected!r} {pair_counts[expected]} "
                 "times: max(pair_counts) compares the pairs alone; the count decides first, the pair only among equal "
@@ -463,7 +481,9 @@ BEST_PAIR = TaskGraders(
     max_examples=150,
     # The separator pairs on their own: among random pairs tied at the top, a greater one often wins for either rule.
     hidden_cases=[({(b"a", b"b"): 2, (b"a ", b"a"): 2},), ({(b"a\x00", b"a"): 1, (b"a", b"b"): 1},),
-                  ({(b"c", b"a"): 0, (b"a", b"b"): 2, (b"b", b"a"): 2},)],  # a count of 0: kept, as the caller has it
+                  ({(b"c", b"a"): 0, (b"a", b"b"): 2, (b"b", b"a"): 2},),  # a count of 0: kept, as the caller has it
+                  # the same pairs twice, other counts: an answer kept by the pairs alone is the first one's (walk58)
+                  ({(b"a", b"b"): 5, (b"b", b"c"): 1},), ({(b"a", b"b"): 1, (b"b", b"c"): 5},)],
     hidden_then=lambda learner: (verify_ties_on_the_right_token(learner), BEST_FOUND_IN_ONE_PASS.verify(learner)),
 )
 BEST_FOUND_IN_ONE_PASS = grows_linearly(
