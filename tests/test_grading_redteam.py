@@ -11401,3 +11401,72 @@ def test_a_quadratic_method_that_answers_the_old_measured_sizes_another_way_lose
     with at_the_first_verdict(), pytest.raises(AssertionError) as failed, contextlib.redirect_stdout(None):
         getattr(graders, f"check_{name}_properties")(mistaken(cell, name, changes))
     assert "quadratic" in str(failed.value) and "measured from outside your code" in str(failed.value), str(failed.value)
+
+
+# ---- 126. walk58's red team: a boundary search that keeps its whole window, run in a child or as a bytearray ----------
+# Lab 03 lets the learner's code start processes. The measured calls read the grading worker's own CPU time alone, so a
+# search that keeps its whole window (one-byte special tokens: window[-0:]) run in a forked child measured 0.00 s and
+# kept task 1's points; they now read the worker's whole tree (measured.worker_cpu_seconds). A bytearray extended in
+# place, searched whole at each read, passed at 0.87 s under a bound of 0.96 s (3 MiB, 0.4 s + 8 times): 4 MiB and
+# 0.2 s + 5 times since.
+_WHOLE_WINDOW = '''
+def _whole_window(path, desired_num_chunks, split_tokens, buffer_size=4096):
+    overlap = max(len(t) for t in split_tokens) - 1
+    with open(path, "rb") as f:
+        size = f.seek(0, os.SEEK_END)
+        chunk_size = size // desired_num_chunks
+        boundaries = [0]
+        for i in range(1, desired_num_chunks):
+            start = max(i * chunk_size, boundaries[-1])
+            f.seek(start)
+            window, base, found = bytearray(), start, None
+            while True:
+                data = f.read(buffer_size)
+                window.extend(data)
+                limit = len(window) - overlap if data else len(window)
+                hits = [j for j in (window.find(t) for t in split_tokens) if j != -1]
+                if hits and min(hits) < limit:
+                    found = base + min(hits)
+                    break
+                if not data:
+                    break
+                drop = len(window[:-overlap])
+                del window[:-overlap]  # del window[:-0] deletes nothing
+                base += drop
+            boundaries.append(size if found is None else found)
+        boundaries.append(size)
+    return sorted(set(boundaries))
+'''
+_IN_A_CHILD = '''
+def find_chunk_boundaries(path, desired_num_chunks, split_tokens, buffer_size=4096):
+    import json
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read_end)
+            data = json.dumps(_whole_window(path, desired_num_chunks, split_tokens, buffer_size)).encode()
+            while data:
+                data = data[os.write(write_end, data):]
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    out = b""
+    while chunk := os.read(read_end, 65536):
+        out += chunk
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    return json.loads(out)
+'''
+
+
+@pytest.mark.parametrize("where", ["in-the-worker", "in-a-forked-child"])
+def test_in_the_worker_a_search_that_keeps_its_whole_window_loses_task_1(at_the_first_verdict, where):
+    from test_mistakes import remote
+
+    code = "import os\n" + _WHOLE_WINDOW + (_IN_A_CHILD if where == "in-a-forked-child" else
+                                           "\nfind_chunk_boundaries = _whole_window\n")
+    with at_the_first_verdict():
+        message = remote("03_parallel", code, "find_chunk_boundaries", "verify_one_byte_window")
+    assert message is not None, f"{where}: it passed"
+    assert "measured from outside your code" in message and "window[-0:]" in message, message

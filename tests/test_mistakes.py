@@ -8715,4 +8715,4 @@ LAB08_WALK58 = {  # a learner round's table (tests/test_grading_redteam.py finds
 def test_lab08_a_list_copied_at_each_token_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
     with at_the_first_verdict():
         found = round_failure(request, LAB08_WALK58, lab, mistake)
-    assert "tokens = tokens + [token]" in found, found
+    assert "tokens = tokens + [token]" in found or "last = last + [token]" in found, found

@@ -57,6 +57,15 @@ def unchanged(arg: Any, given: Any) -> bool:
         return False
 
 
+def without_the_change(answer: Any) -> tuple[Any, bool]:
+    """``(answer without what :func:`changed_in_place` put into a list or dict, whether it was there)``."""
+    if isinstance(answer, list) and any(type(item) is str and item == CHANGED for item in answer):
+        return [item for item in answer if not (type(item) is str and item == CHANGED)], True
+    if isinstance(answer, dict) and CHANGED in answer:
+        return {key: value for key, value in answer.items() if key != CHANGED}, True
+    return answer, False
+
+
 def holds_a_container(value: Any) -> bool:
     """Whether a caller could change ``value`` in place: a list, dict or set, or a tuple holding one."""
     if isinstance(value, (list, dict, set)):

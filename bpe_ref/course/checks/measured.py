@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from dataclasses import dataclass, replace
 
-from ..trusted.measure_worker import cpu_seconds
+from ..trusted.measure_worker import cpu_seconds, tree_cpu_seconds
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, GradingStopped, LearnerError, current_seed
 from .compare import WrongType, bounded_hint, error_name, plain, same
 from .running import Outcome, TookTooLong, call_learner, check_cases, passed
@@ -61,22 +61,38 @@ def stop_at(most: float) -> float:
     return STOP_MARGIN * most + STOP_SLACK
 
 
+def worker_cpu_seconds(learner: Callable) -> Callable[[], float | None]:
+    """A reader of the CPU seconds spent so far by the grading worker and every process it started (its keeper's tree,
+    :func:`~..trusted.measure_worker.tree_cpu_seconds`, the processes that ended included), or by the worker alone where
+    there is no keeper. The worker's own time alone missed a method run in a child process: lab 03's boundary search
+    that kept its whole window, run in a pool of one process, measured 0.00 s (walk58's red team)."""
+    pid, keeper = learner.sandbox.worker_pid, keeper_id(learner)
+    if keeper is None or tree_cpu_seconds(keeper) is None:
+        return lambda: cpu_seconds(pid, children=False)
+
+    def tree() -> float | None:
+        seconds = tree_cpu_seconds(keeper, learner.sandbox.ended_cpu())
+        return None if seconds is None else seconds[0]
+
+    return tree
+
+
 def cpu_of_call(task: Task, learner: Callable, args: tuple, cpu_limit: float | None = None) -> tuple[Outcome, float]:
-    """Call ``learner(*args)`` as the graders do and return its outcome and the CPU seconds its process
-    spent meanwhile: the grading worker's, read from ``/proc`` by this process; in a notebook, the
-    calling thread's (``time.thread_time``): the learner's code and this call's bookkeeping, not what
+    """Call ``learner(*args)`` as the graders do and return its outcome and the CPU seconds spent meanwhile: by the
+    grading worker and the processes it started (:func:`worker_cpu_seconds`), read from ``/proc`` by this process; in a
+    notebook, the calling thread's (``time.thread_time``): the learner's code and this call's bookkeeping, not what
     other threads of the process do meanwhile (a kernel's, or a test process's left-over workers). Past ``cpu_limit``
     CPU seconds the call is stopped: :class:`CpuLimitReached`."""
     if runs_remotely(learner):
-        pid = learner.sandbox.worker_pid
-        before = cpu_seconds(pid, children=False)
+        spent = worker_cpu_seconds(learner)
+        before = spent()
         outcome = Outcome()
         try:  # as call_learner does, without the arguments sent back: their encoding would be measured too
             outcome.value = replace(learner, cpu_limit=cpu_limit).invoke(args, stand_ins=tuple(task.stand_ins), driver=task.driver,
                                                                          return_args=False)
         except LearnerError as error:
             outcome.error = error
-        after = cpu_seconds(pid, children=False) if learner.sandbox.alive else None
+        after = spent() if learner.sandbox.alive else None
         if after is None and before is not None and outcome.error is None:  # measurable when it began: its process
             # ended with its reply, so as to be measured not at all ("not measurable on this system" passed the check)
             raise CheckFailed(f"{task.name}(...): the process running your code ended as this measured call returned, so "

@@ -33,7 +33,7 @@ from .compare import (
     changed_argument, difference, error_name, first_differing_item, hints, in_order_of, plain, repr_within, same,
     short_repr, stand_in_note, window_repr, within_cpu,
 )
-from .kept import called_twice, holds_a_container, kept_hint
+from .kept import CHANGED, called_twice, holds_a_container, kept_hint, without_the_change
 from .spec import Case, CorpusFile, Later, Task, TaskGraders, runs_remotely
 from .trap import reference_trapped, refuse_reference_use
 
@@ -1017,10 +1017,18 @@ def check_answers_not_kept(graded: TaskGraders, learner: Callable) -> int:
     observe = graded.task.observe
 
     def each_observed(args: tuple, answers: Any) -> Any:
-        """The task's observe of each answer, with its call's arguments (what the driver returned, where not two)."""
+        """The task's observe of each answer, with its call's arguments (what the driver returned, where not two). An
+        answer that holds the caller's change is observed without it, and the observed dict says it was there: the
+        observe of a list with a str in it returned the list, told "expected a dict, got a list" (walk58's red team)."""
         if not (isinstance(answers, list) and len(answers) == 2):
             return answers
-        return [observe(called, answer) for called, answer in zip(args, answers)]
+        observed = []
+        for called, answer in zip(args, answers):
+            kept, changed = without_the_change(answer)
+            seen = observe(called, kept)
+            observed.append({**seen, CHANGED: True} if changed and isinstance(seen, dict) else
+                            seen if not changed else observe(called, answer))
+        return observed
 
     task = replace(graded.task, params=("the first call's arguments", "the other call's arguments"), driver=called_twice,
                    unchanged=(), what="a list of the two answers", hint=hint, error_hint=None, item="answer", first=1,
