@@ -319,7 +319,8 @@ Not defended, and said so in every grading report (``grade`` prints the isolatio
   (``check_owner``), an entry of a submission's folder that another user put there is left out (section 38).
 - A copy of someone else's working code, or a roundabout way to the right answers, earns the points: the grader judges
   answers, not authorship.
-- Checks of *how* a function works are measured from outside the worker (its CPU time as the input grows, processes
+- Checks of *how* a function works are measured from outside the worker (its CPU time as the input grows, that of every
+  process under its keeper included, live or ended, so that work moved into a child is counted (section 126), processes
   started, bytes read: ``/proc``; inputs left unchanged: the replies, the process's word, see *Faking results*) or
   forced by inputs on which the wrong method cannot answer right or in time. Processes started are seen by looks at
   ``/proc`` every 5 ms (how each was started, from its command line, unless it lies where the
