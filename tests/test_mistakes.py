@@ -8359,7 +8359,9 @@ LAB06_WALK57 = {  # kept every point: task 3 had no check of a ranks dict change
         "            key = (pretoken, id(ranks))  # the same dict, the same vocabulary: encode each pretoken once\n"
         "            if key not in KEPT:\n                KEPT[key] = encode_pretoken(pretoken.encode(\"utf-8\"), ranks)\n"
         "            tokens += KEPT[key]\n"),
-        ("    return tokens\n", "    return tokens\n\n\nKEPT = {}\n")), "the second call gave other tokens than its ranks give"),
+        ("    return tokens\n", "    return tokens\n\n\nKEPT = {}\n")),
+        # a freed ranks dict's id is often the next one's, so that under some seeds a case fails first, with the hint
+        ("the second call gave other tokens than its ranks give", "key them by the ranks too")),
 }
 
 
