@@ -22,7 +22,7 @@ import pytest
 from bpe_ref.course.checks.core import CheckFailed, GradingStopped, LearnerError
 from bpe_ref.course.trusted.autograde import grade_cells
 from bpe_ref.course.trusted.sandbox import Policy, RemoteFunction, Sandbox
-from sampling import EXHAUSTIVE, drawn, one_of, skip_unless_drawn
+from sampling import EXHAUSTIVE, drawn, one_of, skip_unless_drawn, skip_unless_lab_drawn
 
 pytestmark = pytest.mark.slow
 
@@ -607,7 +607,8 @@ V4_PADDED_FLOORS = (1.2, 1.8, 3.0, 12.0)  # seconds of CPU time: the first two p
 # the runs), 3 s is over it, 12 s past where a run is stopped
 
 
-@pytest.mark.parametrize("floor", V4_PADDED_FLOORS)
+# One floor a run, drawn (every one under BPE_EXHAUSTIVE=1): the same method and bound, each floor one side of it.
+@pytest.mark.parametrize("floor", V4_PADDED_FLOORS if EXHAUSTIVE else (drawn("redteam: v4 padded floors", V4_PADDED_FLOORS),))
 def test_in_the_worker_a_v4_that_visits_every_word_padded_to_a_floor_fails_the_cost_per_merge(at_the_first_verdict, monkeypatch, floor):
     """Lab 04's V4 that visits every word on each merge, each measured call padded to a floor of CPU time (the ratio of
     the extra merges to the one-merge run then 0): the runs are bounded by the reference's CPU time, so a one-merge run
@@ -3321,9 +3322,11 @@ def _caught_by_a_fixed_case(lab: str, graders, declarations, function, name: str
 @pytest.mark.parametrize("lab", GENERATED_ALONE_LABS)
 def test_the_mistakes_no_fixed_case_catches_are_the_listed_ones(lab):
     """NOT_BY_A_FIXED_CASE[lab] is exactly the set of ``lab``'s mistakes (those not graded in worker pools) that no fixed
-    hidden case catches. Every lab in every run, since the fixed cases alone take seconds: a new fixed case that catches a
-    listed mistake fails here, in the branch that adds it, where the drawn test below noticed it only under a sample seed
-    that drew the lab (stop 50's CI drew lab 07, whose new cases of 02d58f7 caught three listed mistakes)."""
+    hidden case catches. On the labs a run takes (tests/sampling.py's ``drawn_labs``, 1-4 s a lab): a new fixed case that
+    catches a listed mistake fails here when the branch that adds it runs its lab, ``BPE_LABS=NN`` (CONTRIBUTING.md), as
+    every change to a lab's graders does; the drawn test below noticed it only under a sample seed that drew the lab
+    (stop 50's CI drew lab 07, whose new cases of 02d58f7 caught three listed mistakes)."""
+    skip_unless_lab_drawn(lab[:2], [lab[:2] for lab in GENERATED_ALONE_LABS])
     graders, _, declarations, _, mistaken = _generated_inputs_of(lab)
     import test_mistakes as tm
 
@@ -10960,7 +10963,8 @@ def test_a_grade_id_on_a_cell_of_no_marks_beside_its_cell_leaves_the_notebook_gr
 SPAN_EACH_CHARACTER = ("a." * 10_000)[:19_990]
 
 
-@pytest.mark.parametrize("template", ["feedback", "formgrade"])
+# One of the two pages a run, drawn (both under BPE_EXHAUSTIVE=1): both render the cells by the same bounded code.
+@pytest.mark.parametrize("template", ["feedback", "formgrade"] if EXHAUSTIVE else [drawn("redteam: many cells", ["feedback", "formgrade"])])
 def test_a_notebook_of_many_cells_each_under_its_bound_costs_a_page_a_bound(template):
     """40 code cells of :data:`SPAN_EACH_CHARACTER` (a span a character once highlighted) and 20 markdown cells of 20,000
     characters of emphasis: 50 s of CPU time a page (so some 35 minutes for 2,000 such cells). Safe: a page renders
@@ -11395,6 +11399,7 @@ SIZE_TOLD = {
 
 @pytest.mark.parametrize("lab, label", sorted(SIZE_TOLD), ids=[label for _, label in sorted(SIZE_TOLD)])
 def test_a_quadratic_method_that_answers_the_old_measured_sizes_another_way_loses_its_points(at_the_first_verdict, lab, label):
+    skip_unless_lab_drawn(lab[:2], [lab[:2] for lab, _ in SIZE_TOLD])
     graders, solutions, _, _, mistaken = _generated_inputs_of(lab)
     cell, changes = SIZE_TOLD[lab, label]
     name = cell.split("_", 1)[1].removesuffix("_solution")

@@ -98,7 +98,7 @@ def test_a_family_runs_one_member_a_run_and_every_member_over_runs(monkeypatch):
 
 
 def test_the_lab_by_lab_tests_take_turns_by_lab(monkeypatch):
-    """A run takes the mistakes and hints of one heavy lab and three others, drawn from its sample seed, and those BPE_LABS names;
+    """A run takes the mistakes and hints of one heavy lab and two others, drawn from its sample seed, and those BPE_LABS names;
     every lab is taken by some of a few runs, and by BPE_EXHAUSTIVE=1."""
     import sampling
     from conftest import lab_of
@@ -110,7 +110,7 @@ def test_the_lab_by_lab_tests_take_turns_by_lab(monkeypatch):
     for seed in range(16):
         monkeypatch.setenv("BPE_SAMPLE_SEED", str(seed))
         drawn = sampling.drawn_labs(numbers)
-        assert len(drawn & set(sampling.HEAVY_LABS)) == 1 and len(drawn - set(sampling.HEAVY_LABS)) == 3, drawn
+        assert len(drawn & set(sampling.HEAVY_LABS)) == 1 and len(drawn - set(sampling.HEAVY_LABS)) == sampling.LIGHT_LABS_PER_RUN, drawn
         assert drawn <= set(numbers), drawn
         left_out = sorted(set(numbers) - drawn)
         if left_out:
@@ -125,8 +125,8 @@ def test_the_lab_by_lab_tests_take_turns_by_lab(monkeypatch):
     assert sampling.drawn_labs(numbers) == set(numbers)
 
     # Over many runs every lab is drawn about as often as the others of its kind (a heavy lab by one run in 4, another by
-    # 3 in 7), and the runs draw many sets of labs: the labs once ranked by a CRC came in 5 sets in all, labs 04 and 08
-    # drawn by one run in 8.
+    # 2 in 7), and the runs draw most of the 84 sets of labs (4 heavy, 21 pairs of the 7 others): the labs once ranked
+    # by a CRC came in 5 sets in all, labs 04 and 08 drawn by one run in 8.
     monkeypatch.setattr(sampling, "EXHAUSTIVE", False)
     counts = dict.fromkeys(numbers, 0)
     sets = set()
@@ -142,7 +142,7 @@ def test_the_lab_by_lab_tests_take_turns_by_lab(monkeypatch):
     for group, share in ((heavy, 1 / len(heavy)), (light, sampling.LIGHT_LABS_PER_RUN / len(light))):
         for number in group:
             assert abs(counts[number] / runs - share) < 0.05, (number, counts[number] / runs, share)
-    assert len(sets) > 100, len(sets)
+    assert len(sets) > 75, len(sets)
     pairs = set()
     for seed in range(400):
         monkeypatch.setenv("BPE_SAMPLE_SEED", str(seed))
