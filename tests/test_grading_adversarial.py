@@ -749,6 +749,14 @@ def test_honest_work_gets_full_marks_whatever_it_prints(batch):
         assert score(batch, student) == batch["full"], (student, batch["details"].get(student))
 
 
+def test_honest_work_opens_no_file_the_sandbox_refuses(batch):
+    """No honest notebook is flagged for a file it opened: what the graders run in the worker (a driver, a stand-in) must
+    open nothing the sandbox refuses either. Lab 06's arena driver imported hashlib, whose OpenSSL read
+    /etc/ssl/openssl.cnf, and the class report flagged every honest lab 06 for it."""
+    review = batch["report"][honest_of(batch)].review
+    assert not [line for line in review if "files the sandbox refused" in line], review
+
+
 def test_the_release_scores_zero_each_task_saying_it_is_not_written_yet(batch):
     # "blank" is the committed release, as a learner receives it: graded, not a crash, and no points.
     tasks = batch["details"]["blank"]

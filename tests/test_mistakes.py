@@ -8718,3 +8718,31 @@ def test_lab08_a_list_copied_at_each_token_loses_the_hidden_points(request, at_t
     with at_the_first_verdict():
         found = round_failure(request, LAB08_WALK58, lab, mistake)
     assert "tokens = tokens + [token]" in found or "last = last + [token]" in found, found
+
+
+# ---- lab 06, walk58: a lone surrogate encoded another way (issue 21's walk) ---------------------------------------------
+# The generated texts must encode, so they hold no surrogate: an encode_text that encodes with errors="replace" (a "?"
+# for the surrogate), "ignore" or "surrogatepass" kept every point. Task 3's hidden test now gives it a text with one.
+_TEXT_ENCODED = '            tokens += encode_pretoken(pretoken.encode("utf-8"), ranks)\n'
+LAB06_WALK58 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("06_encode_decode", f"text-surrogate-{errors}"): (
+        "task3_encode_text_solution", ((_TEXT_ENCODED, _TEXT_ENCODED.replace('"utf-8"', f'"utf-8", errors="{errors}"')),),
+        "expected a ValueError (the text holds a lone surrogate", "verify_lone_surrogate_refused")
+    for errors in ("replace", "ignore", "surrogatepass")
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB06_WALK58), ids=[name for _, name in sorted(LAB06_WALK58)])
+def test_lab06_a_lone_surrogate_encoded_another_way_loses_the_hidden_points(request, lab, mistake):
+    found = round_failure(request, LAB06_WALK58, lab, mistake)
+    assert "errors='replace', 'ignore' or 'surrogatepass'" in found, found
+
+
+def test_lab06_a_lone_surrogate_replaced_fails_task_3_s_hidden_test_in_the_worker_and_the_solution_passes_it():
+    setup = "\n".join(source_of("06_encode_decode", cell) for cell in ("setup", "task2_encode_pretoken_solution"))
+    honest = source_of("06_encode_decode", "task3_encode_text_solution")
+    assert _TEXT_ENCODED in honest
+    replaced = honest.replace(_TEXT_ENCODED, _TEXT_ENCODED.replace('"utf-8"', '"utf-8", errors="replace"'))
+    message = remote("06_encode_decode", setup + "\n" + replaced, "encode_text", "verify_lone_surrogate_refused")
+    assert message is not None and "expected a ValueError" in message, message
+    assert remote("06_encode_decode", setup + "\n" + honest, "encode_text", "verify_lone_surrogate_refused") is None

@@ -1120,13 +1120,48 @@ TOKENS_GATHERED_LINEARLY = measured.MeasuredGrowth(
                               "from outside your code).")
 
 
+# A lone surrogate (U+D800 to U+DFFF, half of a UTF-16 pair) has no UTF-8 bytes: str.encode("utf-8") raises
+# UnicodeEncodeError, a ValueError, as the reference does, and the statement says to let it. An encode_text that encodes
+# with errors="replace" (or "ignore", "surrogatepass") returns tokens of another text, which decode to another string;
+# the generated texts hold no surrogate (they must encode), so it kept every point (walk58).
+REFUSED_SURROGATE = ("ValueError", "UnicodeEncodeError", "UnicodeError")
+
+
+def verify_lone_surrogate_refused(learner: Callable) -> None:
+    """A text of drawn words holding one lone surrogate, with and without a special token, must raise ``ValueError``."""
+    rng = random.Random(f"{current_seed()}:06_encode_decode:lone surrogate")
+    for special_tokens in ([], [EOT]):
+        words = ["".join(rng.choices("abcdefghij", k=rng.randint(1, 6))) for _ in range(rng.randint(2, 5))]
+        words.insert(rng.randint(0, len(words)), chr(rng.randint(0xD800, 0xDFFF)))
+        text = " ".join(words) + (EOT + " end" if special_tokens else "")
+        args = (text, {(b"a", b"b"): 0}, special_tokens)
+        call = f"encode_text(text={text!r}, ranks={{(b'a', b'b'): 0}}, special_tokens={special_tokens!r})"
+        outcome = call_learner(learner, args, PROVIDED)
+        if outcome.reference_calls:
+            raise CheckFailed(f"encode_text calls the reference solution ({outcome.reference_calls[0]}): write it yourself")
+        if outcome.error is None:
+            raise CheckFailed(
+                f"{call} returned {short_repr(outcome.value[1], 120)}: expected a ValueError (the text holds a lone "
+                "surrogate, which has no UTF-8 bytes)\n  hint: encode with pretoken.encode('utf-8') and let its "
+                "UnicodeEncodeError (a ValueError) go up: errors='replace', 'ignore' or 'surrogatepass' encodes another "
+                "text, whose tokens decode to another string")
+        if error_name(outcome.error) == "NotImplementedError":
+            raise CheckFailed("encode_text is not written yet: it still raises NotImplementedError")
+        if error_name(outcome.error) not in REFUSED_SURROGATE:
+            raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {str(outcome.error)[:120]}\n  expected: a "
+                              "ValueError (str.encode's UnicodeEncodeError is one)")
+    passed("encode_text: refuses a text with a lone surrogate, with and without special tokens.")
+
+
 def gives_tiktoken_tokens(learner: Callable) -> None:
-    """Special tokens as written, then GPT-2's ranks against tiktoken itself, on generated texts, then the growth of its
-    CPU time (:data:`TOKENS_GATHERED_LINEARLY`): the last parts of task 3's hidden test."""
+    """Special tokens as written, then GPT-2's ranks against tiktoken itself, on generated texts, then a lone surrogate
+    refused (:func:`verify_lone_surrogate_refused`), then the growth of its CPU time (:data:`TOKENS_GATHERED_LINEARLY`):
+    the last parts of task 3's hidden test."""
     count = check_property(ENCODE_TEXT_TASK, learner, encode_text, as_written_texts(), max_examples=15)
     passed(f"encode_text: takes special tokens as written on {count} generated texts.")
     count = check_property(ENCODE_TEXT_TASK, learner, tiktoken_tokens, gpt2_texts(), max_examples=30)
     passed(f"encode_text: gives tiktoken's tokens on {count} generated texts with GPT-2's merges.")
+    verify_lone_surrogate_refused(learner)
     TOKENS_GATHERED_LINEARLY.verify(learner)
 
 
@@ -1277,13 +1312,14 @@ ARENA_LIMIT, ARENA_FACTOR, ARENA_SLACK, ARENA_SECONDS = 40.0, 4.0, 0.1, 6.0
 
 
 def arena_digest(function: Callable, vocab: dict[int, bytes]) -> list:
-    """``function(vocab)``'s buffer and offsets as their lengths and SHA-256 digests (a driver: the measured arenas are too
-    large for a reply). Code that faked them would have to make the right arena first."""
-    import hashlib
+    """``function(vocab)``'s buffer and offsets as their lengths and BLAKE2b digests (a driver: the measured arenas are too
+    large for a reply). Code that faked them would have to make the right arena first. CPython's own BLAKE2b, not
+    hashlib's: importing hashlib loads OpenSSL, which reads its configuration file (/etc/ssl/openssl.cnf), a read the
+    grading worker refuses and the class report flagged on every honest lab 06."""
+    from _blake2 import blake2b
 
     buffer, offsets = function(vocab)
-    return [len(buffer), hashlib.sha256(bytes(buffer)).hexdigest(), len(offsets),
-            hashlib.sha256(repr(list(offsets)).encode()).hexdigest()]
+    return [len(buffer), blake2b(bytes(buffer)).hexdigest(), len(offsets), blake2b(repr(list(offsets)).encode()).hexdigest()]
 
 
 def reference_arena_digest(vocab: dict[int, bytes]) -> list:
