@@ -31,5 +31,5 @@ notebook's functions: instant advice, which code in the same kernel could fool, 
 its author. When a lab is graded (``nbgrader autograde``, ``python -m bpe_ref grade``), none of
 that runs: the same graders run in the trusted process of :mod:`bpe_ref.course.trusted`, and the
 learner's functions run in a confined worker that exchanges JSON with them. The threat model, what
-is defended and what is not, is in :mod:`bpe_ref.course.trusted`.
+is defended and what is not, is in ``bpe_ref/course/trusted/THREAT_MODEL.md``.
 """

@@ -6,7 +6,7 @@
 True
 ((21,), 42)
 
-Only JSON crosses, in the tagged format of :mod:`.worker.wire`. The threat model is :mod:`bpe_ref.course.trusted`'s.
+Only JSON crosses, in the tagged format of :mod:`.worker.wire`. The threat model is THREAT_MODEL.md's.
 """
 
 from __future__ import annotations

@@ -289,7 +289,7 @@ class Worker:
         """What a call runs, before it runs: ``(function, driver, originals, spies)`` (the notebook's function, the
         reference's driver or ``None``, the names the stand-ins and spies replaced, the spies' counts), or the reply of a
         call that cannot start. The learner's code can rewrite what decides these (this class, the loop's globals, the
-        stand-ins' namespaces), as it can the driver's namespace while it runs (``trusted/__init__.py``, "Faking
+        stand-ins' namespaces), as it can the driver's namespace while it runs (``trusted/THREAT_MODEL.md``, "Faking
         results"); what the call's reply says of its arguments and value is :data:`_REPLYING`'s alone."""
         name = request["name"]
         function = self.namespace.get(name)
