@@ -8720,6 +8720,39 @@ def test_lab08_a_list_copied_at_each_token_loses_the_hidden_points(request, at_t
     assert "tokens = tokens + [token]" in found or "last = last + [token]" in found, found
 
 
+
+# ---- lab 08, walk59: what a call keeps, keyed by the set of merges (issue 21's walk) ------------------------------------
+# The same merges in another order give other tokens; a cache keyed by frozenset(ranks) answered the second order as the
+# first and kept every point (lab 07's heap_encode had the check, lab 08 did not). The hidden cases now hold abc under
+# two orders of the same three merges, one call after the other.
+_VALID_BUILT = ("    valid = {bytes([byte]) for byte in pretoken}\n"
+                "    valid |= {left + right for left, right in ranks if encode_pretoken(left + right, ranks) == [left + right]}\n")
+LAB08_WALK59 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("08_linear_encoding", "backtrack-valid-kept-by-the-merges-set"): ("task2_backtrack_encode_solution", (
+        (_VALID_BUILT, "    key = frozenset(ranks)  # the same merges, the same valid tokens\n"
+                       "    if key not in VALID_BY_MERGES:\n"
+                       "        VALID_BY_MERGES[key] = {bytes([b]) for b in range(256)} | {left + right for left, right in "
+                       "ranks if encode_pretoken(left + right, ranks) == [left + right]}\n"
+                       "    valid = VALID_BY_MERGES[key]\n"),
+        ("def backtrack_encode(", "VALID_BY_MERGES = {}\n\n\ndef backtrack_encode(")), "the same merges in another order"),
+    ("08_linear_encoding", "compatible-kept-by-the-pair-and-merges-set"): ("task1_compatible_solution", (
+        ("    return encode_pretoken(left + right, ranks) == [left, right]\n",
+         "    key = (left, right, frozenset(ranks))\n    if key not in SEEN:\n"
+         "        SEEN[key] = encode_pretoken(left + right, ranks) == [left, right]\n    return SEEN[key]\n"),
+        ("def compatible(", "SEEN = {}\n\n\ndef compatible(")), "the same merges in another order"),
+    ("08_linear_encoding", "last-kept-by-pretoken-and-merges-set"): ("task3_last_tokens_solution", (
+        ("    valid = {bytes([byte]) for byte in pretoken}\n",
+         "    key = (pretoken, frozenset(ranks))\n    if key in KEPT:\n        return list(KEPT[key])\n"
+         "    valid = {bytes([byte]) for byte in pretoken}\n"),
+        ("    return last\n", "    KEPT[key] = list(last)\n    return last\n"),
+        ("def last_tokens(", "KEPT = {}\n\n\ndef last_tokens(")), "the same merges in another order"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB08_WALK59), ids=[name for _, name in sorted(LAB08_WALK59)])
+def test_lab08_what_a_call_keeps_keyed_by_the_set_of_merges_loses_the_hidden_points(request, lab, mistake):
+    round_failure(request, LAB08_WALK59, lab, mistake)
+
 # ---- lab 06, walk58: a lone surrogate encoded another way (issue 21's walk) ---------------------------------------------
 # The generated texts must encode, so they hold no surrogate: an encode_text that encodes with errors="replace" (a "?"
 # for the surrogate), "ignore" or "surrogatepass" kept every point. Task 3's hidden test now gives it a text with one.

@@ -14,6 +14,7 @@ generated: the valid encoding needs one token per byte string (page 08).
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from collections.abc import Callable
@@ -135,10 +136,35 @@ def word_and_edited_ranks(draw) -> tuple[bytes, dict[Pair, int]]:
 # ---- task 1: compatible --------------------------------------------------------------------------
 
 
+# The same merges in two orders, one hidden case after the other: "abc" is one token when (a, b) comes first, a and bc
+# when (b, c) does. A cache keyed by the set of merges (frozenset(ranks), its keys alone) answers the second as the
+# first (walk59: kept every point of tasks 1, 2 and 3, where lab 07's heap_encode has the same check).
+ORDER_FIRST = {(b"a", b"b"): 0, (b"b", b"c"): 1, (b"ab", b"c"): 2}
+ORDER_SECOND = {(b"b", b"c"): 0, (b"a", b"b"): 1, (b"ab", b"c"): 2}
+ORDER_HINT = ("the same merges in another order give other tokens (BPE applies the lowest rank first): answers or valid "
+              "tokens kept by the set of merges (frozenset(ranks), its pairs without their ranks) are another "
+              "vocabulary's. Key what you keep by the ranks too (their items), or keep nothing")
+
+
+def other_order_hint(function: Callable, args: tuple, expected: object, got: object) -> str | None:
+    """:data:`ORDER_HINT` when ``got`` is ``function``'s answer on the same arguments under the same merges ranked in
+    another order (``args`` ends with the ranks; a few merges, every order tried)."""
+    *head, ranks = args
+    if got == expected or not isinstance(ranks, dict) or not 2 <= len(ranks) <= 4:
+        return None
+    pairs, values = list(ranks), list(ranks.values())
+    for order in itertools.permutations(values):
+        if list(order) != values and _outcome(function, *head, dict(zip(pairs, order))) == (got, None):
+            return ORDER_HINT
+    return None
+
+
 def compatible_hint(args: tuple, expected: object, got: object) -> str | None:
     left, right, ranks = args
     if not isinstance(got, bool):
         return None
+    if (order := other_order_hint(compatible, args, expected, got)):
+        return order
     tokens = encode_pretoken(left + right, ranks)
     boundary = (f"whether the two bytes at the boundary, ({left[-1:]!r}, {right[:1]!r}), are a merge does not decide it: "
                 f"BPE encodes {left + right!r} to {tokens!r}. Merges inside each token, and merges of their results "
@@ -220,7 +246,8 @@ def pair_and_edited_ranks(draw) -> tuple[bytes, bytes, dict[Pair, int]]:
 # and the same pair with other ranks, which a cache keyed by the pair alone answers twice alike. Each is graded again with
 # its bytes renamed by a permutation from the secret seed (renamed_bytes), which a table of their answers misses.
 HIDDEN_COMPATIBLE_CASES = [Case((b"a", b"aa", {(b"a", b"a"): 0})), Case((b"b", b"bb", {(b"b", b"b"): 0, (b"bb", b"b"): 1})),
-                           Case((b"a", b"a", {})), Case((b"a", b"a", {(b"a", b"a"): 0}))]
+                           Case((b"a", b"a", {})), Case((b"a", b"a", {(b"a", b"a"): 0})),
+                           Case((b"a", b"bc", ORDER_FIRST)), Case((b"a", b"bc", ORDER_SECOND))]
 
 
 @st.composite
@@ -275,6 +302,8 @@ def backtrack_hint(args: tuple, expected: object, got: object) -> str | None:
     pretoken, ranks = args
     if not isinstance(got, list) or not all(type(token) is bytes for token in got):
         return None
+    if (order := other_order_hint(backtrack_encode, args, expected, got)):
+        return order
     if got != expected and got == swapped_backtrack(pretoken, ranks):
         if got == greedy_longest(pretoken, ranks):  # here both mistakes give these tokens: name both
             return ("the longest valid prefix at each step is not always right, or " + SWAPPED_HINT
@@ -551,6 +580,8 @@ SAME_RANKS_INPUTS = st.tuples(UNIQUE_WORDS, UNIQUE_WORDS).map(lambda cases: (*ca
 # The empty pretoken under no merges at all: no valid token, so the longest one's length needs its default
 # (max(map(len, valid)) alone raises ValueError). The generated cases drew each of the two, seldom both together.
 NOTHING_CASES = [Case((b"", {}))]
+# and abc under the same merges in two orders (ORDER_FIRST, ORDER_SECOND), one call after the other
+HIDDEN_ENCODE_CASES = [*NOTHING_CASES, Case((b"abc", ORDER_FIRST)), Case((b"abc", ORDER_SECOND))]
 
 # A list of tokens copied at each one (tokens = tokens + [token], where tokens.append(token) grows one list) is right and
 # quadratic in the tokens. On the growth check's pretokens (every pair of 128 bytes a merge: a token per two bytes, and
@@ -593,7 +624,7 @@ TOKENS_KEPT_COST = list_copy_cost(BACKTRACK_TASK, backtrack_encode, backtrack_ca
 
 BACKTRACK_ENCODE = TaskGraders(
     BACKTRACK_TASK, backtrack_encode, backtrack_cases(), with_long_pieces(LONG_PIECES[2:]), max_examples=60,
-    hidden_cases=NOTHING_CASES,
+    hidden_cases=HIDDEN_ENCODE_CASES,
     verify=(lambda learner: verify_not_a_replay(learner, "backtrack_encode", BACKTRACK_TASK, backtrack_encode,
                                                  backtrack_cases),),
     then=changed_between_calls(BACKTRACK_TASK, backtrack_encode, SAME_RANKS_CASES, SAME_RANKS_INPUTS),
@@ -695,6 +726,8 @@ def last_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
     pretoken, ranks = args
     if not isinstance(got, list) or not isinstance(expected, list):
         return None
+    if (order := other_order_hint(last_tokens, args, expected, got)):
+        return order
     if got != expected and got == windowed_last_tokens(pretoken, ranks, swapped=True):
         return SWAPPED_HINT
     window = window_hint(pretoken, ranks, got=got) if got != expected else None
@@ -783,7 +816,7 @@ def last_tokens_cases() -> list[Case]:
 
 LAST_TOKENS = TaskGraders(
     LAST_TOKENS_TASK, last_tokens, last_tokens_cases(), with_long_pieces((LONG_PIECES[0], LONG_PIECES[3])),
-    max_examples=50, hidden_cases=NOTHING_CASES,
+    max_examples=50, hidden_cases=HIDDEN_ENCODE_CASES,
     verify=(lambda learner: verify_not_a_replay(learner, "last_tokens", LAST_TOKENS_TASK, last_tokens, last_tokens_cases),),
     then=changed_between_calls(LAST_TOKENS_TASK, last_tokens, SAME_RANKS_CASES, SAME_RANKS_INPUTS),
     hidden_then=list_copy_cost(LAST_TOKENS_TASK, last_tokens, last_tokens_cases, "of last tokens (last = last + [token])").verify,
