@@ -8721,6 +8721,43 @@ def test_lab08_a_list_copied_at_each_token_loses_the_hidden_points(request, at_t
 
 
 
+
+# ---- lab 05, walk59: merge_occurrences in more than O(1) an occurrence (issue 21's walk) --------------------------------
+# Nothing measured task 4's cost: a walk over every node, lists grown by copies or searched before each append, all
+# right and kept every point. The hidden test now ends with merges in turn measured from outside (MERGE_COST).
+_BEFORE_LISTED = "            occurrences.setdefault((token[before], merged), []).append(before)\n"
+_AFTER_LISTED = "            occurrences.setdefault((merged, token[after]), []).append(node)\n"
+LAB05_WALK59 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("05_heap", "merge-walks-every-node"): ("task4_merge_occurrences_solution", ((
+        "    nodes = occurrences.pop(pair, [])\n    for node in sorted(nodes) if left == right else nodes:\n",
+        "    occurrences.pop(pair, None)\n    for node in range(len(token)):  # every node, left to right\n"),),
+        "merging one occurrence costs O(1)"),
+    ("05_heap", "merge-nodes-searched-before-each"): ("task4_merge_occurrences_solution", ((
+        "        follower = next_[node]\n", "        if node in merged_nodes:\n            continue\n        follower = next_[node]\n"),),
+        "merging one occurrence costs O(1)"),
+    ("05_heap", "merge-occurrence-listed-once-by-a-search"): ("task4_merge_occurrences_solution", (
+        (_AFTER_LISTED, "            listed = occurrences.setdefault((merged, token[after]), [])\n"
+                        "            if node not in listed:\n                listed.append(node)\n"),
+        (_BEFORE_LISTED, "            listed = occurrences.setdefault((token[before], merged), [])\n"
+                         "            if before not in listed:\n                listed.append(before)\n")),
+        "merging one occurrence costs O(1)"),
+    ("05_heap", "merge-occurrences-grown-by-copies"): ("task4_merge_occurrences_solution", (
+        (_BEFORE_LISTED, "            occurrences[(token[before], merged)] = occurrences.get((token[before], merged), []) + [before]\n"),
+        (_AFTER_LISTED, "            occurrences[(merged, token[after])] = occurrences.get((merged, token[after]), []) + [node]\n")),
+        "merging one occurrence costs O(1)"),
+    ("05_heap", "merge-nodes-grown-by-copies"): ("task4_merge_occurrences_solution", ((
+        "        merged_nodes.append(node)\n", "        merged_nodes = merged_nodes + [node]\n"),),
+        "merging one occurrence costs O(1)"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB05_WALK59), ids=[name for _, name in sorted(LAB05_WALK59)])
+def test_lab05_a_merge_of_more_than_constant_cost_an_occurrence_loses_the_hidden_points(request, at_the_first_verdict, lab,
+                                                                                         mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB05_WALK59, lab, mistake)
+    assert "measured from outside" in found or "CPU time" in found, found
+
 # ---- lab 08, walk59: what a call keeps, keyed by the set of merges (issue 21's walk) ------------------------------------
 # The same merges in another order give other tokens; a cache keyed by frozenset(ranks) answered the second order as the
 # first and kept every point (lab 07's heap_encode had the check, lab 08 did not). The hidden cases now hold abc under

@@ -1240,8 +1240,77 @@ def verify_touching_occurrences(learner: Callable) -> None:
            f"{check_cases(LINKED_LIST_TASK, learner, merge_occurrences, cases)} generated lists.")
 
 
+# ---- task 4's cost: O(1) an occurrence, measured from outside the learner's code ---------------------------------------
+# The statement says merging one occurrence costs O(1), and nothing measured it: a merge_occurrences that walks every
+# node for each pair (for node in range(len(token))), or whose lists grow by copies (merged_nodes = merged_nodes + [node],
+# occurrences[p] = occurrences.get(p, []) + [node]) or are searched before each append (node in merged_nodes, node not
+# in listed) gives the right lists and kept every point (walk59). So the hidden test ends with a driver in the worker: it
+# links MERGE_WORDS distinct words of 3 to 8 of 16 letters and one word of MERGE_RUN pairs a b (times a scale drawn from
+# the grading's seed), merges (a, b), then MERGE_PAIRS pairs of the letters in turn: the run makes one merge of tens of
+# thousands of occurrences (a copy or a search per occurrence is quadratic there), the letters' pairs a few hundred
+# occurrences each among some 300,000 nodes (a walk over every node costs all of them at each merge). In this process
+# (x1 scale): the reference 0.25 s with the list's build, the course's solution 0.33 s, a walk over every node 3.3 s,
+# the lists grown by copies 3.4 and 6.5 s, the searches more. The bound, 0.25 s + 4 times the reference's, lies between.
+MERGE_WORDS, MERGE_RUN, MERGE_PAIRS = 30_000, 60_000, 150
+MERGE_LETTERS = b"cdefghijklmnopqr"
+
+
+def merges_in_turn(function: Callable, seed: bytes, words: int, run: int, merges: int) -> list:
+    """Link ``words`` distinct words of 3 to 8 letters drawn from ``seed`` and one word of ``run`` pairs a b, then call
+    ``function`` (a ``merge_occurrences``) on (a, b) and on ``merges`` pairs of the letters in turn, on the same list (a
+    driver). Returns, for each call, the number of merged nodes and the sum of the changes' sizes."""
+    rng = random.Random(seed)
+    letters = [bytes([letter]) for letter in MERGE_LETTERS]
+    word_counts: dict = {}
+    while len(word_counts) < words:
+        word_counts[tuple(rng.choices(letters, k=rng.randint(3, 8)))] = rng.randint(1, 9)
+    word_counts[(b"a", b"b") * run] = 1
+    token, prev, next_, node_frequency, occurrences = link_words(word_counts)
+    pairs = [(b"a", b"b"), *rng.sample([(left, right) for left in letters for right in letters], merges)]
+    returned = []
+    for pair in pairs:
+        changes, merged = function(pair, token, prev, next_, node_frequency, occurrences)
+        returned.append([len(merged), sum(abs(change) for change in changes.values())])
+    return returned
+
+
+MERGES_TURNS_TASK = Task("merge_occurrences", ("pair", "token", "prev", "next_", "node_frequency", "occurrences"),
+                         driver=merges_in_turn, provided=PROVIDED, stand_ins=(link_words,),
+                         what="for each merge in turn, [merged nodes, sum of the changes' sizes]",
+                         error_hint=occurrences_key_error_hint)
+
+
+def merges_in_turn_reference(seed: bytes, words: int, run: int, merges: int) -> list:
+    """The reference's ``merge_occurrences`` on :func:`merges_in_turn`'s driver, in this process."""
+    return merges_in_turn(merge_occurrences, seed, words, run, merges)
+
+
+MERGE_COST = measured.MeasuredCost(
+    task=MERGES_TURNS_TASK, reference=merges_in_turn_reference, spread=measured.COST_SPREAD, warm_up=2,
+    build=lambda index, scale: (measured.measured_random(f"05_heap:merges in turn:{index}").randbytes(16),
+                                round(MERGE_WORDS * scale), round(MERGE_RUN * scale), MERGE_PAIRS),
+    shape=f"<{MERGE_WORDS:,} to {measured.COST_SPREAD * MERGE_WORDS:,.0f} words of 16 letters and one of "
+          f"{MERGE_RUN:,} to {measured.COST_SPREAD * MERGE_RUN:,.0f} pairs a b (drawn), linked; (a, b) merged, then "
+          f"{MERGE_PAIRS} pairs of the letters in turn>",
+    factor=4.0, slack=0.25, timeout=PUSH_TIMEOUT, cases=lambda: MERGE_CASES, cases_of=(LINKED_LIST_TASK, merge_occurrences),
+    too_slow="merging one occurrence costs O(1): visit only the pair's own nodes (occurrences.pop(pair, [])), never "
+             "every node of the list, and grow each list in place (merged_nodes.append(node), "
+             "occurrences.setdefault(pair, []).append(node)): lst = lst + [node] copies the list, and `node in lst` "
+             "searches it, at each occurrence. Stale nodes are skipped by the check of token and next_, not by a search",
+    said=lambda cost, name: f"{name}: a merge of tens of thousands of occurrences and {MERGE_PAIRS} merges among some "
+                            f"300,000 nodes cost {cost.learner / max(cost.reference, 0.01):.1f} times the reference's CPU "
+                            "time (measured from outside your code).")
+
+
+def verify_merges_last(learner: Callable) -> None:
+    """Task 4's hidden test, last: the touching occurrences (:func:`verify_touching_occurrences`), then the cost of
+    merges in turn measured from outside the learner's code (:data:`MERGE_COST`)."""
+    verify_touching_occurrences(learner)
+    MERGE_COST.verify(learner)
+
+
 MERGE_OCCURRENCES = TaskGraders(LINKED_LIST_TASK, merge_occurrences, MERGE_CASES, linked_inputs(), max_examples=150,
-                                hidden_then=verify_touching_occurrences)
+                                hidden_then=verify_merges_last)
 
 LAB = Lab(
     "05_heap",
