@@ -8758,6 +8758,30 @@ def test_lab05_a_merge_of_more_than_constant_cost_an_occurrence_loses_the_hidden
         found = round_failure(request, LAB05_WALK59, lab, mistake)
     assert "measured from outside" in found or "CPU time" in found, found
 
+
+# ---- lab 07, walk59: lists copied or searched at C's speed, on inputs that hid it (issue 21's walk) ---------------------
+# first_heap was timed on 12,000 parts, where a heap grown by copies took 0.11 s; merge_all on a run of b"a", where every
+# None sits right after the one token left. Both kept every point; the hidden tests now time 48,000 parts or more, and a
+# long text of letters and digits (MIXED_COST).
+_PARTS_KEPT = "    return [part for part in parts if part is not None]\n"
+LAB07_WALK59 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("07_heap_encoding", "first-heap-grown-by-copies"): ("task1_first_heap_solution", ((
+        "            heap.append((rank, position))\n", "            heap = heap + [(rank, position)]\n"),),
+        "measured from outside"),
+    ("07_heap_encoding", "merge-all-nones-removed-one-by-one"): ("task2_merge_all_solution", ((
+        _PARTS_KEPT, "    while None in parts:\n        parts.remove(None)\n    return parts\n"),), "gather"),
+    ("07_heap_encoding", "merge-all-parts-gathered-by-copies"): ("task2_merge_all_solution", ((
+        _PARTS_KEPT, "    result = []\n    for part in parts:\n        if part is not None:\n"
+                     "            result = result + [part]\n    return result\n"),), "gather"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB07_WALK59), ids=[name for _, name in sorted(LAB07_WALK59)])
+def test_lab07_a_list_copied_or_searched_at_c_speed_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB07_WALK59, lab, mistake)
+    assert "CPU time" in found, found
+
 # ---- lab 08, walk59: what a call keeps, keyed by the set of merges (issue 21's walk) ------------------------------------
 # The same merges in another order give other tokens; a cache keyed by frozenset(ranks) answered the second order as the
 # first and kept every point (lab 07's heap_encode had the check, lab 08 did not). The hidden cases now hold abc under
