@@ -3230,6 +3230,8 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
     # (merge_all's fixed cases, novel40's, catch 11 of its mistakes that were listed here; novel44's, 3 more)
     "07_heap_encoding": {
     "merge-all-next-part-by-byte-offset",  # walk58 (words of parts of several bytes, drawn: LAB07_WALK58)
+    # walk59's lists copied or searched at C's speed (measured, after the cases: LAB07_WALK59)
+    "first-heap-grown-by-copies", "merge-all-nones-removed-one-by-one", "merge-all-parts-gathered-by-copies",
     "first-pairs-a-set-each-call", "encode-ranks-copied-each-call",  # walk58 (many short calls measured: LAB07_PER_CALL)
     # walk58's answers kept from call to call (checks/kept.py's call, after the cases: KEPT_ANSWERS)
     "encode-cached-aliased", "first-heap-kept-by-parts",  # the second: LAB07_WALK58, the same ranks dict again
