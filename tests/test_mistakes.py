@@ -8782,6 +8782,21 @@ def test_lab07_a_list_copied_or_searched_at_c_speed_loses_the_hidden_points(requ
         found = round_failure(request, LAB07_WALK59, lab, mistake)
     assert "CPU time" in found, found
 
+
+# ---- lab 10, walk59: a new dict at every key (issue 21's walk) ----------------------------------------------------------
+LAB10_WALK59 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("10_distributed", "merge-two-a-new-dict-per-key"): ("task2_merge_two_solution", ((
+        "        total[pretoken] = total.get(pretoken, 0) + count\n",
+        "        total = {**total, pretoken: total.get(pretoken, 0) + count}\n"),), "build the new dict once"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB10_WALK59), ids=[name for _, name in sorted(LAB10_WALK59)])
+def test_lab10_a_new_dict_at_every_key_loses_the_hidden_point(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB10_WALK59, lab, mistake)
+    assert "measured from outside" in found, found
+
 # ---- lab 08, walk59: what a call keeps, keyed by the set of merges (issue 21's walk) ------------------------------------
 # The same merges in another order give other tokens; a cache keyed by frozenset(ranks) answered the second order as the
 # first and kept every point (lab 07's heap_encode had the check, lab 08 did not). The hidden cases now hold abc under

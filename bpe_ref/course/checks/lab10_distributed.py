@@ -41,6 +41,7 @@ from .lab03_parallel import (
     file_bytes, in_a_new_dict, normalized_counts, normalized_hint, read_and_mapped, safe_cuts,
     verify_chunk_reads, verify_decoded_across_blocks, verify_not_utf8,
 )
+from . import measured
 from .measured import answers_right, measured_random
 
 # The learner's code may use lab 00's functions (count_pretokens above all); nothing else of bpe_ref.
@@ -360,6 +361,52 @@ def verify_keys_as_bytes(learner: Callable) -> None:
            f"{check_cases(MERGE_TASK, learner, merge_two, cases)} pairs of count dicts.")
 
 
+# ---- task 2's cost: a new dict, built once ----------------------------------------------------------------------------
+# "In a new dict" taken as a new dict at every key (total = {**total, pretoken: ...}) gives the right sum and copies it
+# at each key: quadratic, 0.26 s for two dicts of 8,000 keys where the reference takes 0.001 s, minutes on a corpus's
+# range counts; the generated dicts hold at most 7 keys, and it kept every point (walk59). So the hidden test ends by
+# timing one call on two dicts of SUM_KEYS keys or more (drawn), built in the worker from the grading's seed (a driver:
+# nothing to send), half their keys shared. In this process: the reference 0.01 s, the copies at each key seconds.
+SUM_KEYS = 30_000
+
+
+def sum_of_drawn_counts(function: Callable, seed: bytes, keys: int) -> list:
+    """Two count dicts of ``keys`` pretokens each, drawn from ``seed``, half of them in both, summed by ``function`` (a
+    ``merge_two``; a driver): the sum's size, its total count, and its counts of ten drawn pretokens."""
+    rng = random.Random(seed)
+    words = [b" " + rng.randbytes(6).hex().encode() for _ in range(keys + keys // 2)]
+    left = {word: rng.randint(1, 50) for word in words[:keys]}
+    right = {word: rng.randint(1, 50) for word in words[keys // 2:]}
+    total = function(left, right)
+    return [len(total), sum(total.values()), [total.get(word) for word in rng.sample(words, 10)]]
+
+
+def reference_sum_of_drawn_counts(seed: bytes, keys: int) -> list:
+    """The reference's ``merge_two`` on :func:`sum_of_drawn_counts`'s driver, in this process."""
+    return sum_of_drawn_counts(merge_two, seed, keys)
+
+
+SUM_COST = measured.MeasuredCost(
+    task=replace(MERGE_TASK, driver=sum_of_drawn_counts, observe=None, hint=None,
+                 what="[the sum's size, its total count, the counts of ten drawn pretokens]"),
+    reference=reference_sum_of_drawn_counts, spread=measured.COST_SPREAD, warm_up=2,
+    build=lambda index, scale: (measured_random(f"10_distributed:merge_two:{index}").randbytes(16), round(SUM_KEYS * scale)),
+    shape=f"<two count dicts of {SUM_KEYS:,} to {measured.COST_SPREAD * SUM_KEYS:,.0f} pretokens (drawn), half of them "
+          "in both>",
+    factor=5.0, slack=0.3, timeout=10.0, cases=lambda: MERGE_TWO.cases, cases_of=(MERGE_TASK, merge_two),
+    too_slow="build the new dict once (total = dict(left)), then add the other's counts into it in place "
+             "(total[pretoken] = total.get(pretoken, 0) + count): a new dict at every key ({**total, ...}, or "
+             "dict(total) in the loop) copies all the sum so far each time, quadratic in the pretokens",
+    said=lambda cost, name: cost.said(f"{name}: two count dicts of {SUM_KEYS:,} pretokens or more in "))
+
+
+def verify_keys_as_bytes_and_cost(learner: Callable) -> None:
+    """Task 2's hidden test, last: the keys kept as bytes (:func:`verify_keys_as_bytes`), then the cost of one sum of
+    two large dicts, measured from outside the learner's code (:data:`SUM_COST`)."""
+    verify_keys_as_bytes(learner)
+    SUM_COST.verify(learner)
+
+
 MERGE_TWO = TaskGraders(
     MERGE_TASK,
     merge_two,
@@ -371,7 +418,7 @@ MERGE_TWO = TaskGraders(
     ],
     st.tuples(count_dicts(), count_dicts()),
     max_examples=80,
-    hidden_then=verify_keys_as_bytes,
+    hidden_then=verify_keys_as_bytes_and_cost,
 )
 
 # ---- task 3: the tree ------------------------------------------------------------------------
