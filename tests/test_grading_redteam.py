@@ -3136,6 +3136,8 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
     "01_naive_bpe": {
     # walk58's answers kept from call to call (checks/kept.py's call, after the cases: KEPT_ANSWERS)
     "train-merges-in-one-list-reused", "count-one-dict-reused",
+    # walk59's quadratic in one word's length (measured growth, after the cases: LAB01_WALK59)
+    "count-each-distinct-pair-by-list-count", "merge-popped-from-the-front",
     # walk58's passes per item (measured growth, after the cases: LAB01_GROWTH)
     "count-a-counter-added-per-word", "best-max-inside-the-comprehension", "merge-a-tuple-grown-by-plus-equals",
     "merge-spliced-at-each-merge",

@@ -8797,6 +8797,33 @@ def test_lab10_a_new_dict_at_every_key_loses_the_hidden_point(request, at_the_fi
         found = round_failure(request, LAB10_WALK59, lab, mistake)
     assert "measured from outside" in found, found
 
+
+# ---- lab 01, walk59: quadratic in one word's length (issue 21's walk) ---------------------------------------------------
+# The measured words held 2 to 6 tokens, and merge_word's long word crossed to the worker at a cost that hid a list read
+# by pop(0): each pair of a word counted with list.count, and the word popped from the front, kept every point. The
+# measured inputs now hold one long word, and merge_word's start at 16,000 tokens.
+LAB01_WALK59 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("01_naive_bpe", "count-each-distinct-pair-by-list-count"): ("task1_count_pairs_solution", ((
+        "        for pair in zip(word, word[1:]):\n            counts[pair] += frequency\n",
+        "        pairs = list(zip(word, word[1:]))\n        for pair in set(pairs):\n"
+        "            counts[pair] += frequency * pairs.count(pair)\n"),), "measured from outside"),
+    ("01_naive_bpe", "merge-popped-from-the-front"): ("task3_merge_word_solution", ((
+        "    merged = []\n    i = 0\n    while i < len(word):\n"
+        "        if i + 1 < len(word) and word[i] == pair[0] and word[i + 1] == pair[1]:\n"
+        "            merged.append(word[i] + word[i + 1])\n            i += 2\n"
+        "        else:\n            merged.append(word[i])\n            i += 1\n",
+        "    rest = list(word)\n    merged = []\n    while rest:\n"
+        "        if len(rest) > 1 and rest[0] == pair[0] and rest[1] == pair[1]:\n"
+        "            merged.append(rest.pop(0) + rest.pop(0))\n"
+        "        else:\n            merged.append(rest.pop(0))\n"),), "measured from outside"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB01_WALK59), ids=[name for _, name in sorted(LAB01_WALK59)])
+def test_lab01_quadratic_in_one_word_s_length_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        round_failure(request, LAB01_WALK59, lab, mistake)
+
 # ---- lab 08, walk59: what a call keeps, keyed by the set of merges (issue 21's walk) ------------------------------------
 # The same merges in another order give other tokens; a cache keyed by frozenset(ranks) answered the second order as the
 # first and kept every point (lab 07's heap_encode had the check, lab 08 did not). The hidden cases now hold abc under

@@ -302,9 +302,14 @@ def printable_token(rng: random.Random) -> bytes:
 
 
 def measured_word_counts(index: int, count: int) -> tuple[dict[Word, int]]:
-    """``count`` words of 2 to 6 printable tokens, seen 1 to 1,000 times, drawn from the grading's seed."""
+    """``count`` words of 2 to 6 printable tokens, seen 1 to 1,000 times, and one word of ``count`` printable tokens,
+    drawn from the grading's seed. The long word: a count_pairs that counts each distinct pair of a word with
+    list.count (for pair in set(pairs): counts[pair] += frequency * pairs.count(pair)) goes over the word once per
+    distinct pair, quadratic in a word's length, and kept every point on words of 2 to 6 tokens (walk59)."""
     rng = measured.measured_random(f"01_naive_bpe:count_pairs:{count}:{index}")
-    return ({tuple(printable_token(rng) for _ in range(rng.randint(2, 6))): rng.randint(1, 1_000) for _ in range(count)},)
+    words = {tuple(printable_token(rng) for _ in range(rng.randint(2, 6))): rng.randint(1, 1_000) for _ in range(count)}
+    words[tuple(printable_token(rng) for _ in range(count))] = rng.randint(1, 1_000)
+    return (words,)
 
 
 def measured_pair_counts(index: int, count: int) -> tuple[dict[Pair, int]]:
@@ -384,9 +389,10 @@ COUNT_PAIRS = TaskGraders(
     hidden_then=lambda learner: PAIRS_COUNTED_ONCE.verify(learner),  # declared below: it measures this task
 )
 PAIRS_COUNTED_ONCE = grows_linearly(
-    COUNT_PAIRS.task, count_pairs, measured_word_counts, 1_000, "words of 2 to 6 tokens",
-    "add each word's pairs into one dict (counts[pair] += frequency); `counts += Counter(...)` for each word goes over "
-    "every pair counted so far, and a corpus holds hundreds of thousands of pairs")
+    COUNT_PAIRS.task, count_pairs, measured_word_counts, 1_000, "words (of 2 to 6 tokens, and one of thousands)",
+    "add each word's pairs into one dict as you walk it once (counts[pair] += frequency for each pair of zip(word, "
+    "word[1:])); `counts += Counter(...)` for each word goes over every pair counted so far, and a corpus holds hundreds "
+    "of thousands of pairs; pairs.count(pair) for each distinct pair walks the word again for each")
 
 def times(count: int) -> str:
     return "once" if count == 1 else f"{count} times"
@@ -681,10 +687,14 @@ MERGE_WORD = TaskGraders(
     max_examples=200,
     hidden_then=lambda learner: (verify_high_bytes(learner), MERGED_IN_ONE_PASS.verify(learner)),
 )
+# 16,000 tokens and more, not 8,000: a word read by list.pop(0) shifts the rest of it at each token, quadratic at C's
+# speed, and on 8,000 to 64,000 tokens the time to send the word and its tokens hid it (walk59).
+MERGED_TOKENS = 16_000
 MERGED_IN_ONE_PASS = grows_linearly(
-    MERGE_WORD.task, merge_word, measured_long_word, 8_000, "tokens",
-    "walk the word once, appending each token or merged token to a list, and make it a tuple at the end; a tuple grown "
-    "by += or a word spliced at each merge (word[:i] + (new,) + word[i + 2:]) copies the word at each step")
+    MERGE_WORD.task, merge_word, measured_long_word, MERGED_TOKENS, "tokens",
+    "walk the word once by index, appending each token or merged token to a list, and make it a tuple at the end; a "
+    "tuple grown by += or a word spliced at each merge (word[:i] + (new,) + word[i + 2:]) copies the word at each step, "
+    "and list.pop(0) shifts all the rest of it")
 
 TRAIN_TASK = Task("train", ("pretoken_counts", "num_merges"), what="a list of (bytes, bytes) merges", item="merge", first=1,
                   stand_ins=(count_pairs, best_pair, merge_word), unchanged=(0,),  # the caller's counts, reused
