@@ -7312,9 +7312,8 @@ tried("setpriority-group", libc.setpriority(os.PRIO_PGRP, victim, 19))
 tried("sched_setaffinity", libc.sched_setaffinity(victim, 8, ctypes.byref(ctypes.c_uint64(1))))
 tried("sched_setscheduler", libc.sched_setscheduler(victim, os.SCHED_IDLE, ctypes.byref(ctypes.c_int(0))))
 tried("ioprio_set", libc.syscall(IOPRIO_SET, 1, victim, 3 << 13))  # IOPRIO_WHO_PROCESS, the idle class
-# its own, as before
+# its own limits and affinity, as before (its own priority: section 127)
 resource.setrlimit(resource.RLIMIT_NOFILE, (1000, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-os.nice(1)
 os.sched_setaffinity(0, os.sched_getaffinity(0))
 print(*outcomes, "own:done")
 """
@@ -7334,9 +7333,9 @@ def test_a_cell_sets_no_other_process_s_limits_or_scheduling(processes):
     """A cell that set, on a process of the grading account outside its sandbox (here a sleeper standing for the grading
     process, in a session of its own), RLIMIT_CPU to 1 s (the process killed by SIGXCPU: the grading, and every notebook
     after it; with ``--jobs``, a classmate's), nice 19, one CPU, SCHED_IDLE and idle I/O, and its group's priority: each
-    was done. Safe: the seccomp filter lets those calls (prlimit64, setpriority, sched_setaffinity, sched_setscheduler,
-    sched_setparam, sched_setattr, ioprio_set) act on the caller alone, pid 0 (``_OWN_ONLY_CALLS``); the others are
-    refused, counted by the keeper. The cell's own limits and priority are set as before."""
+    was done. Safe: the seccomp filter lets prlimit64, sched_setaffinity and ioprio_set act on the caller alone, pid 0
+    (``_OWN_ONLY_CALLS``), and refuses any scheduling class or priority (``_SCHEDULING_CALLS``, section 127): the others
+    are refused, counted by the keeper. The cell's own limits and affinity are set as before."""
     import subprocess
 
     victim = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
@@ -7357,7 +7356,9 @@ def test_a_cell_sets_no_other_process_s_limits_or_scheduling(processes):
     assert any("no other process's limits or scheduling" in line for line in isolation), isolation
     if any("refused calls counted by the keeper" in line for line in isolation):
         assert all(report["refused"].get(f"{name} of another process", 0) >= 1 for name in
-                   ("prlimit64", "setpriority", "sched_setaffinity", "sched_setscheduler", "ioprio_set")), report
+                   ("prlimit64", "sched_setaffinity", "ioprio_set")), report
+        assert all(report["refused"].get(f"{name} (its scheduling or priority)", 0) >= 1 for name in
+                   ("setpriority", "sched_setscheduler")), report
 
 
 # ---- 56. the grading user's capabilities, held by the worker: a grading run as root ------------------------------------------
@@ -11485,3 +11486,46 @@ def test_in_the_worker_a_search_that_keeps_its_whole_window_loses_task_1(at_the_
         message = remote("03_parallel", code, "find_chunk_boundaries", "verify_one_byte_window")
     assert message is not None, f"{where}: it passed"
     assert "measured from outside your code" in message and "window[-0:]" in message, message
+
+
+# ---- 127. walk59's red team: a worker that lowers its own priority, and stalls the batch ------------------------------
+#
+# The CPU limits count the CPU time a worker gets, the backstops the wall time in which it neither ran nor waited for a
+# CPU. A cell that made itself SCHED_IDLE, pinned to one CPU, and spun, on a grading machine whose CPUs other work kept
+# busy (a container sharing its CPUs), got 0.3% of a CPU and was always waiting for one: neither moved, and the class
+# batch behind it waited for hours, unflagged. Safe: the seccomp filter refuses any scheduling class or priority
+# (sched_setscheduler, sched_setparam, sched_setattr, setpriority: confinement._SCHEDULING_CALLS), its own too; the
+# keeper counts each refusal, which the class report flags.
+LOWERS_ITS_PRIORITY = """
+import os
+outcomes = []
+for name, call in (("SCHED_IDLE", lambda: os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))),
+                   ("SCHED_BATCH", lambda: os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))),
+                   ("nice", lambda: os.nice(19)),
+                   ("setpriority", lambda: os.setpriority(os.PRIO_PROCESS, 0, 19)),
+                   ("sched_setparam", lambda: os.sched_setparam(0, os.sched_param(0)))):
+    try:
+        call()
+        outcomes.append(f"{name}:done")
+    except PermissionError:
+        outcomes.append(f"{name}:refused")
+print(*outcomes, os.sched_getscheduler(0) == os.SCHED_OTHER, os.getpriority(os.PRIO_PROCESS, 0))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="seccomp is Linux's")
+@pytest.mark.parametrize("processes", [False, True], ids=["alone", "with processes"])
+def test_a_worker_cannot_lower_its_own_scheduling_class_or_priority(processes):
+    with Sandbox(Policy(cell_timeout=20, allow_processes=processes)) as box:
+        if not confined(box):
+            pytest.skip(f"not confined here ({'; '.join(box.isolation)})")
+        before = os.getpriority(os.PRIO_PROCESS, 0)
+        run = box.run_cell(LOWERS_ITS_PRIORITY, "lowers its priority")
+        box.close()
+        report, isolation = box.behaviour(), box.isolation
+    names = ("SCHED_IDLE", "SCHED_BATCH", "nice", "setpriority", "sched_setparam")
+    assert run.ok and run.stdout.split() == [f"{name}:refused" for name in names] + ["True", str(before)], run
+    assert any("no scheduling class or priority of its own" in line for line in isolation), isolation
+    if any("refused calls counted by the keeper" in line for line in isolation):
+        assert report["refused"].get("sched_setscheduler (its scheduling or priority)", 0) >= 2, report
+        assert report["refused"].get("setpriority (its scheduling or priority)", 0) >= 2, report

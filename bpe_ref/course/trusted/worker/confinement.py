@@ -194,9 +194,14 @@ _OPEN_CALLS = ("open", "creat", "openat", "openat2")
 # Calls that set another process's limits or scheduling, which the kernel allows on any process of the same user (no
 # ptrace, so Landlock does not scope them): a cell lowered the grading process's RLIMIT_NOFILE (RLIMIT_CPU kills it, and
 # every notebook after), and could slow a classmate's grading (section 55). Each only of the caller itself (pid or who 0;
-# setpriority and ioprio_set of the process, not of a group or the user, the grader's processes among them).
-_OWN_ONLY_CALLS = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr")
-_OWN_ONLY_WHICH = {"setpriority": 0, "ioprio_set": 1}  # PRIO_PROCESS, IOPRIO_WHO_PROCESS
+# ioprio_set of the process, not of a group or the user, the grader's processes among them; scheduling: _SCHEDULING_CALLS).
+_OWN_ONLY_CALLS = ("prlimit64", "sched_setaffinity")
+_OWN_ONLY_WHICH = {"ioprio_set": 1}  # IOPRIO_WHO_PROCESS
+# Nor its own scheduling class or priority, refused whole: a worker that made itself SCHED_IDLE (or nice 19) on a CPU
+# shared with other work got almost no CPU time and was always waiting for one, so neither its CPU limits nor its
+# wall-clock backstops (which count the time it neither ran nor waited) moved, and it held its notebook's grading, and
+# the class batch behind it, for hours (walk59's red team, section 127). No lab's code changes its scheduling.
+_SCHEDULING_CALLS = ("sched_setscheduler", "sched_setparam", "sched_setattr", "setpriority")
 # The calls that put an fd in flight (SCM_RIGHTS): a memfd sent on a socketpair to itself and closed is held by the
 # socket's queue, in no process's fd table, so neither the scratch folder's limit nor the files held unlinked see it
 # (section 53). Where a lab allows no processes, refused whole (no lab's code passes fds; the listener goes to the keeper
@@ -264,6 +269,8 @@ def refusal(arch: int, nr: int, args: tuple[int, ...], machine: str | None = Non
         return f"{name} onto the worker loop's pipes", _EPERM
     if name in _OWN_ONLY_CALLS or name in _OWN_ONLY_WHICH:  # the filter sends only those of another process
         return f"{name} of another process", _EPERM
+    if name in _SCHEDULING_CALLS:  # of any process, its own too
+        return f"{name} (its scheduling or priority)", _EPERM
     if name == "setsockopt":  # the filter sends only those of a buffer's size
         return f"setsockopt({_SO_BUFFERS.get(args[2] & 0xFFFFFFFF, 'a buffer size')})", _EPERM
     if name == "fcntl" and args[1] & 0xFFFFFFFF == _F_SETPIPE_SZ:
@@ -498,7 +505,10 @@ def _seccomp_program(allow_processes: bool, notify: bool, watch_files: bool = Fa
     # so one that answered a refused call with an error itself would hide it from the keeper's count.
     emit(JEQ, numbers["seccomp"], 0, 1)
     refuse(_EPERM)
-    for name in _OWN_ONLY_CALLS:  # the limits and scheduling of the caller alone (pid 0)
+    for name in _SCHEDULING_CALLS:
+        emit(JEQ, numbers[name], 0, 1)
+        refuse(_EPERM)
+    for name in _OWN_ONLY_CALLS:  # the limits and affinity of the caller alone (pid 0)
         emit(JEQ, numbers[name], 0, 4)
         emit(LD, 16)  # args[0], the pid (low 32 bits: a pid_t)
         emit(JEQ, 0, 1, 0)
@@ -594,7 +604,7 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
 
     what = ("seccomp: no network sockets, no System V IPC or keyrings, no POSIX message queues, timers or record locks, "
             "no extended attributes set, no huge pages of the kernel's pool, "
-            "no other process's limits or scheduling, no memfd_secret or Landlock rules, no memory map of its own (PR_SET_MM), "
+            "no other process's limits or scheduling, no scheduling class or priority of its own, no memfd_secret or Landlock rules, no memory map of its own (PR_SET_MM), "
             "no fd table of a thread's own, no shared anonymous memory" + (
                 "" if allow_processes else ", no epoll, no new processes (threads allowed)"))
     threads = ""  # the line's word on threads, once the keeper took the listener
