@@ -604,7 +604,8 @@ def seccomp(allow_processes: bool, handoff=None, watch_files: bool = True, loop_
 
     what = ("seccomp: no network sockets, no System V IPC or keyrings, no POSIX message queues, timers or record locks, "
             "no extended attributes set, no huge pages of the kernel's pool, "
-            "no other process's limits or scheduling, no scheduling class or priority of its own, no memfd_secret or Landlock rules, no memory map of its own (PR_SET_MM), "
+            "no other process's limits or scheduling, no scheduling class or priority of its own, "
+            "no memfd_secret or Landlock rules, no memory map of its own (PR_SET_MM), "
             "no fd table of a thread's own, no shared anonymous memory" + (
                 "" if allow_processes else ", no epoll, no new processes (threads allowed)"))
     threads = ""  # the line's word on threads, once the keeper took the listener
