@@ -96,12 +96,13 @@ def skip_unless_drawn(family: str, member: str, members) -> None:
 
 # The lab-by-lab tests of mistakes and hints (every test of tests/test_mistakes.py, and the tests of one lab in
 # tests/test_checks_labs.py: about a third of the suite's work when every lab runs) take turns by lab: the default run
-# takes one of the four labs whose mistakes are measured trainers and encoders (HEAVY_LABS: three quarters of that
-# work) and LIGHT_LABS_PER_RUN of the others, drawn from the run's sample seed, so that every run costs about the same,
-# and the labs that BPE_LABS names (their numbers, BPE_LABS=04,05: run it for the labs whose graders or solutions you
-# changed); BPE_EXHAUSTIVE=1 takes every lab. Every lab's solution and release are still graded in every run
-# (tests/test_grading_adversarial.py).
-HEAVY_LABS = ("02", "04", "05", "08")
+# takes one of the six labs whose mistakes cost most (HEAVY_LABS: measured trainers and encoders, 45-50 s of a run's
+# CPU each; labs 06 and 07, once among the others, cost as much, and a run that drew both took some 50 s more than one
+# that drew two of the rest, 15-25 s each) and LIGHT_LABS_PER_RUN of the others, drawn from the run's sample seed, so
+# that every run costs about the same, and the labs that BPE_LABS names (their numbers, BPE_LABS=04,05: run it for the
+# labs whose graders or solutions you changed); BPE_EXHAUSTIVE=1 takes every lab. Every lab's solution and release
+# are still graded in every run (tests/test_grading_adversarial.py).
+HEAVY_LABS = ("02", "04", "05", "06", "07", "08")
 LIGHT_LABS_PER_RUN = 2
 
 

@@ -10,6 +10,7 @@ of alike costly cases runs one member a run, drawn from the run's sample seed, a
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -124,8 +125,8 @@ def test_the_lab_by_lab_tests_take_turns_by_lab(monkeypatch):
     monkeypatch.setattr(sampling, "EXHAUSTIVE", True)
     assert sampling.drawn_labs(numbers) == set(numbers)
 
-    # Over many runs every lab is drawn about as often as the others of its kind (a heavy lab by one run in 4, another by
-    # 2 in 7), and the runs draw most of the 84 sets of labs (4 heavy, 21 pairs of the 7 others): the labs once ranked
+    # Over many runs every lab is drawn about as often as the others of its kind (a heavy lab by one run in 6, another by
+    # 2 in 5), and the runs draw most of the 60 sets of labs (6 heavy, 10 pairs of the 5 others): the labs once ranked
     # by a CRC came in 5 sets in all, labs 04 and 08 drawn by one run in 8.
     monkeypatch.setattr(sampling, "EXHAUSTIVE", False)
     counts = dict.fromkeys(numbers, 0)
@@ -142,7 +143,8 @@ def test_the_lab_by_lab_tests_take_turns_by_lab(monkeypatch):
     for group, share in ((heavy, 1 / len(heavy)), (light, sampling.LIGHT_LABS_PER_RUN / len(light))):
         for number in group:
             assert abs(counts[number] / runs - share) < 0.05, (number, counts[number] / runs, share)
-    assert len(sets) > 75, len(sets)
+    possible = len(heavy) * math.comb(len(light), sampling.LIGHT_LABS_PER_RUN)
+    assert len(sets) > 0.9 * possible, (len(sets), possible)
     pairs = set()
     for seed in range(400):
         monkeypatch.setenv("BPE_SAMPLE_SEED", str(seed))
