@@ -3271,7 +3271,10 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "backtrack-short-pretokens-replayed", "last-tokens-short-pretokens-replayed",  # walk57: the driver's watch
         "counts-as-a-dict-by-end", "counts-by-recursion", "counts-filled-from-the-end",
         "counts-from-one", "counts-from-the-empty-prefix", "counts-of-bytes-per-token", "counts-prefix-one-byte-long",
-        "counts-without-counts-zero", "last-every-start-tried", "last-valid-rebuilt-per-end"},
+        "counts-without-counts-zero", "last-every-start-tried", "last-valid-rebuilt-per-end",
+        # walk60's red team: kept by the set of merges above 4 merges (the generated orders: LAB08_WALK60)
+        "backtrack-valid-kept-by-the-merges-set-above-four-merges", "compatible-kept-by-the-pair-and-merges-set-above-four-merges",
+        "last-kept-by-pretoken-and-merges-set-above-four-merges"},
     "09_benchmarks": {
         "exponent-neither-logged", "crossover-meetings-first-then-crossings",  # walk57
         "ratio-median-low", "exponent-of-log1p", "exponent-rounded", "crossover-one-point-allowed",  # novel48

@@ -563,7 +563,10 @@ EVERY_TOKEN = "    valid |= {left + right for left, right in ranks}  # every tok
 def test_lab08_invalid_tokens_taken_as_candidates_fail_the_hidden_test(lab08, cell, name):
     graders, solutions = lab08
     mistake = variant("08_linear_encoding", solutions, cell, name, VALID_FILTER, EVERY_TOKEN)
-    assert "smallest failing input" in failure(getattr(graders, f"check_{name}_properties"), mistake)
+    # the hidden case of abc under (b, c) before (a, b) catches it (abc is made by a merge, yet invalid there), with
+    # the hint of invalid tokens first (a cache by the set of merges gives the same tokens: named after it)
+    message = failure(getattr(graders, f"check_{name}_properties"), mistake)
+    assert "does not encode to itself" in message.split("or else, if you keep")[0], message
 
 
 def test_lab08_a_compatible_that_only_checks_the_first_token_fails_the_hidden_test(lab08):
@@ -8855,6 +8858,22 @@ LAB08_WALK59 = {  # a learner round's table (tests/test_grading_redteam.py finds
 @pytest.mark.parametrize("lab, mistake", sorted(LAB08_WALK59), ids=[name for _, name in sorted(LAB08_WALK59)])
 def test_lab08_what_a_call_keeps_keyed_by_the_set_of_merges_loses_the_hidden_points(request, lab, mistake):
     round_failure(request, LAB08_WALK59, lab, mistake)
+
+
+# walk60's red team: the same caches, keyed by the set of merges only above 4 merges (the fixed ORDER cases hold 3) kept
+# every point. The generated inputs of each task's second declaration (one ranks dict changed in place) now hold one
+# set of 3 to 11 merges in two orders (same_merges_reordered).
+_ABOVE_FOUR = "(frozenset(ranks) if len(ranks) > 4 else tuple(ranks.items()))"
+LAB08_WALK60 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    (lab, f"{name}-above-four-merges"): (cell, tuple((old, new.replace("frozenset(ranks)", _ABOVE_FOUR)) for old, new in changes),
+                                         message)
+    for (lab, name), (cell, changes, message) in LAB08_WALK59.items()
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB08_WALK60), ids=[name for _, name in sorted(LAB08_WALK60)])
+def test_lab08_what_a_call_keeps_keyed_by_the_set_of_merges_of_more_than_four_loses_the_hidden_points(request, lab, mistake):
+    round_failure(request, LAB08_WALK60, lab, mistake)
 
 # ---- lab 06, walk58: a lone surrogate encoded another way (issue 21's walk) ---------------------------------------------
 # The generated texts must encode, so they hold no surrogate: an encode_text that encodes with errors="replace" (a "?"

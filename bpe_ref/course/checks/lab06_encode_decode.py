@@ -561,6 +561,15 @@ def same_ranks_changed(function: Callable, pretoken: bytes, before: dict, after:
     return [first, function(pretoken, ranks)]
 
 
+def same_merges_note(before: object, after: object) -> str:
+    """A sentence for two ranks dicts of the same merges in another order, which a key made of the pairs alone
+    (frozenset(ranks)) takes for one vocabulary; empty otherwise."""
+    if isinstance(before, dict) and isinstance(after, dict) and before != after and before.keys() == after.keys():
+        return (" The two hold the same merges in another order: a key made of the pairs alone (frozenset(ranks)) is "
+                "the same for both, and BPE applies the lowest rank first; key by the items, ranks too.")
+    return ""
+
+
 def same_ranks_hint(args: tuple, expected: object, got: object) -> str | None:
     if isinstance(expected, list) and isinstance(got, list) and len(got) == 2 and got[0] == expected[0]:
         pretoken, before, after = args
@@ -577,7 +586,7 @@ def same_ranks_hint(args: tuple, expected: object, got: object) -> str | None:
                     if list(before) == list(after) else "")
         return ("the second call gave other tokens than its ranks give: the caller changed its ranks dict in place "
                 "after the first call. Whatever you keep from call to call (answers, valid tokens) must be keyed by "
-                "what ranks holds, not by the dict's id: or keep nothing" + in_order)
+                "what ranks holds, not by the dict's id: or keep nothing" + same_merges_note(before, after) + in_order)
     return None
 
 

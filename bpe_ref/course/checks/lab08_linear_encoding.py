@@ -14,6 +14,7 @@ generated: the valid encoding needs one token per byte string (page 08).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 import time
@@ -33,7 +34,9 @@ from ...encode.step08_valid_tokens import compatible
 from ...serialization import string_to_token, token_to_string
 from ...train.step01_naive import merge_word, split_into_bytes, train
 from . import measured
-from .lab06_encode_decode import changed_between_calls, encode_hint, gpt2_label, ranks_for, renamed_bytes
+from .lab06_encode_decode import (
+    changed_between_calls, encode_hint, gpt2_label, ranks_for, renamed_bytes, same_merges_note,
+)
 from .core import (
     Case, Lab, Later, Task, TaskGraders, call_learner, error_name, passed, stretch,
 )
@@ -146,6 +149,37 @@ ORDER_HINT = ("the same merges in another order give other tokens (BPE applies t
               "vocabulary's. Key what you keep by the ranks too (their items), or keep nothing")
 
 
+@st.composite
+def same_merges_reordered(draw) -> tuple[bytes, dict[Pair, int], dict[Pair, int]]:
+    """What :data:`ORDER_FIRST` and :data:`ORDER_SECOND` hold, drawn: a pretoken with x y z inside, and two orders of
+    one set of 3 to 11 merges, (x, y), (y, z), (xy, z) after both, and up to 8 merges of other bytes, shuffled; the
+    second has the ranks of (x, y) and (y, z) swapped (its keys in the first's order), so that x y z is one token under
+    one order and x, yz under the other. A cache keyed by the set of merges, whatever their number, answers the second
+    as the first."""
+    x, y, z, *others = draw(st.permutations(b"abcdefgh"))
+    one, two, three = bytes([x]), bytes([y]), bytes([z])
+    core = [(one, two), (two, three), (one + two, three)]
+    extra = draw(st.lists(st.tuples(*[st.sampled_from(others)] * 2).map(lambda pair: (bytes(pair[:1]), bytes(pair[1:]))),
+                          max_size=8, unique=True))
+    merges = draw(st.permutations(core[:2] + extra))
+    # (xy, z) after both merges of single bytes, as trained merges come (a merge ranked before the merge that makes its
+    # left token is one BPE applies later all the same, where the course's valid tokens assume the training order)
+    after = max(merges.index(core[0]), merges.index(core[1])) + 1
+    merges.insert(draw(st.integers(after, len(merges))), core[2])
+    first = {merge: rank for rank, merge in enumerate(merges)}
+    second = dict(first)
+    second[core[0]], second[core[1]] = first[core[1]], first[core[0]]
+    flank = st.lists(st.sampled_from(others), max_size=5).map(bytes)
+    return draw(flank) + one + two + three + draw(flank), first, second
+
+
+def reordered_pair(case: tuple[bytes, dict[Pair, int], dict[Pair, int]]) -> tuple:
+    """:func:`same_merges_reordered`'s case as compatible's: x and y z, under the first order then the second."""
+    _, first, second = case
+    left, right = next(merge for merge in first if len(merge[0]) == 2)  # (xy, z): the other merges join single bytes
+    return left[:1], left[1:] + right, first, second
+
+
 def other_order_hint(function: Callable, args: tuple, expected: object, got: object) -> str | None:
     """:data:`ORDER_HINT` when ``got`` is ``function``'s answer on the same arguments under the same merges ranked in
     another order (``args`` ends with the ranks; a few merges, every order tried)."""
@@ -159,12 +193,26 @@ def other_order_hint(function: Callable, args: tuple, expected: object, got: obj
     return None
 
 
+def or_other_order(reference: Callable) -> Callable:
+    """A hint of a task on (..., ranks) that also names :data:`ORDER_HINT` where it applies: alone, or after the
+    task's own hint when both do (an invalid token taken, or a boundary compared, gives on one order the tokens the
+    other order gives; a cache by the set of merges does too)."""
+    def wrap(hint: Callable) -> Callable:
+        @functools.wraps(hint)
+        def hint_or_order(args: tuple, expected: object, got: object) -> str | None:
+            own, order = hint(args, expected, got), other_order_hint(reference, args, expected, got)
+            if own and order:
+                return f"{own} (or else, if you keep anything from call to call: {order})"
+            return own or order
+        return hint_or_order
+    return wrap
+
+
+@or_other_order(compatible)
 def compatible_hint(args: tuple, expected: object, got: object) -> str | None:
     left, right, ranks = args
     if not isinstance(got, bool):
         return None
-    if (order := other_order_hint(compatible, args, expected, got)):
-        return order
     tokens = encode_pretoken(left + right, ranks)
     boundary = (f"whether the two bytes at the boundary, ({left[-1:]!r}, {right[:1]!r}), are a merge does not decide it: "
                 f"BPE encodes {left + right!r} to {tokens!r}. Merges inside each token, and merges of their results "
@@ -274,7 +322,8 @@ def pair_ranks_changed_hint(args: tuple, expected: object, got: object) -> str |
             and got[1] == got[0] != expected[1]):
         return ("the second call gave the first call's answer, not its ranks': the caller changed its ranks dict in "
                 "place after the first call. Answers kept from call to call must be keyed by what ranks holds, not by "
-                "the dict's id (a dict freed and made again may even get the same id): or keep nothing")
+                "the dict's id (a dict freed and made again may even get the same id): or keep nothing"
+                + same_merges_note(args[2], args[3]))
     return None
 
 
@@ -282,7 +331,10 @@ def pair_ranks_changed_hint(args: tuple, expected: object, got: object) -> str |
 # dict, the same vocabulary") kept every point of task 1 (walk57). (a, b) compatible with no merge, then not once (a, b)
 # is one; (a, a) not compatible once it is a merge, then compatible with no merges.
 PAIR_RANKS_CASES = [Case((b"a", b"b", {(b"a", b"a"): 0}, {(b"a", b"b"): 0})), Case((b"a", b"a", {(b"a", b"a"): 0}, {}))]
-PAIR_RANKS_INPUTS = st.tuples(pair_and_ranks(), pair_and_ranks()).map(lambda cases: (*cases[0], cases[1][2]))
+# Generated: two drawn vocabularies, or one set of merges in two orders (same_merges_reordered), which also catches
+# answers kept by frozenset(ranks) under any number of merges (the fixed ORDER cases hold 3).
+PAIR_RANKS_INPUTS = (st.tuples(pair_and_ranks(), pair_and_ranks()).map(lambda cases: (*cases[0], cases[1][2]))
+                     | same_merges_reordered().map(reordered_pair))
 
 COMPATIBLE = TaskGraders(COMPATIBLE_TASK, compatible, compatible_cases(),
                          pair_and_ranks() | pair_and_edited_ranks() | runs_of_one_byte(),
@@ -298,12 +350,11 @@ COMPATIBLE = TaskGraders(COMPATIBLE_TASK, compatible, compatible_cases(),
 # ---- task 2: the backtracking encoder ------------------------------------------------------------
 
 
+@or_other_order(backtrack_encode)
 def backtrack_hint(args: tuple, expected: object, got: object) -> str | None:
     pretoken, ranks = args
     if not isinstance(got, list) or not all(type(token) is bytes for token in got):
         return None
-    if (order := other_order_hint(backtrack_encode, args, expected, got)):
-        return order
     if got != expected and got == swapped_backtrack(pretoken, ranks):
         if got == greedy_longest(pretoken, ranks):  # here both mistakes give these tokens: name both
             return ("the longest valid prefix at each step is not always right, or " + SWAPPED_HINT
@@ -576,7 +627,9 @@ def with_long_pieces(pieces: tuple[bytes, ...]):
 # One ranks dict changed in place between two calls (lab 07's task 3 has the same check): valid tokens kept from call to
 # call by id(ranks) ("the same dict, the same vocabulary") are the earlier vocabulary's. abc under (a, b) alone, then (b, c).
 SAME_RANKS_CASES = [Case((b"abc", {(b"a", b"b"): 0}, {(b"b", b"c"): 0})), Case((b"abcbca", PAGE, {}))]
-SAME_RANKS_INPUTS = st.tuples(UNIQUE_WORDS, UNIQUE_WORDS).map(lambda cases: (*cases[0], cases[1][1]))
+# Generated: two drawn vocabularies, or one set of merges in two orders (same_merges_reordered).
+SAME_RANKS_INPUTS = (st.tuples(UNIQUE_WORDS, UNIQUE_WORDS).map(lambda cases: (*cases[0], cases[1][1]))
+                     | same_merges_reordered())
 # The empty pretoken under no merges at all: no valid token, so the longest one's length needs its default
 # (max(map(len, valid)) alone raises ValueError). The generated cases drew each of the two, seldom both together.
 NOTHING_CASES = [Case((b"", {}))]
@@ -722,12 +775,11 @@ def window_hint(pretoken: bytes, ranks: dict[Pair, int], got: object = None, err
             "gets no entry and every later last[start] is off." + example)
 
 
+@or_other_order(last_tokens)
 def last_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
     pretoken, ranks = args
     if not isinstance(got, list) or not isinstance(expected, list):
         return None
-    if (order := other_order_hint(last_tokens, args, expected, got)):
-        return order
     if got != expected and got == windowed_last_tokens(pretoken, ranks, swapped=True):
         return SWAPPED_HINT
     window = window_hint(pretoken, ranks, got=got) if got != expected else None
@@ -744,6 +796,10 @@ def last_tokens_hint(args: tuple, expected: object, got: object) -> str | None:
     if got and got[0] is not None:
         return "last[0] is None: the empty prefix has no tokens"
     for end in range(1, len(expected)):
+        token = got[end]
+        if token != expected[end] and type(token) is bytes and encode_pretoken(token, ranks) != [token]:
+            return (f"last[{end}] is {token!r}, which does not encode to itself (BPE makes "
+                    f"{encode_pretoken(token, ranks)!r} of it): only valid tokens are candidates; leave the others out")
         if got[end] != expected[end]:
             prefix = pretoken[:end]
             return (f"last[{end}] is the last token of the encoding of {prefix!r}, which is "
