@@ -3131,13 +3131,15 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
     # walk55's quadratic split and count (measured growth: tests/test_mistakes.py, LAB00_WALK55_GROWN)
     "split-going-on-with-the-rest", "count-a-new-dict-each-pretoken",
     # the rounds from the seventh on that a list of tables left out (_round_tables finds them since; lead53)
-    "split-no-tokens-no-pieces"},
+    "split-no-tokens-no-pieces",
+    "count-by-list-count-per-piece"},  # walk60: one long piece (LAB00_WALK60)
     # labs 01 and 03 derived so too: their floors said 14 and 7 (9 with lab 03's pools) where 21 and 17 were caught
     "01_naive_bpe": {
     # walk58's answers kept from call to call (checks/kept.py's call, after the cases: KEPT_ANSWERS)
     "train-merges-in-one-list-reused", "count-one-dict-reused",
     # walk59's quadratic in one word's length (measured growth, after the cases: LAB01_WALK59)
     "count-each-distinct-pair-by-list-count", "merge-popped-from-the-front",
+    "merge-spliced-in-place",  # walk60 (LAB01_WALK60)
     # walk58's passes per item (measured growth, after the cases: LAB01_GROWTH)
     "count-a-counter-added-per-word", "best-max-inside-the-comprehension", "merge-a-tuple-grown-by-plus-equals",
     "merge-spliced-at-each-merge",
@@ -3201,6 +3203,7 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
     # and 5 were caught
     "06_encode_decode": {
         "pretoken-ranks-compared-as-text",  # walk57
+        "piece-tokens-gathered-by-sum",  # walk60: one long piece (LAB06_WALK60)
         "text-surrogate-ignore", "text-surrogate-replace", "text-surrogate-surrogatepass",  # walk58: a drawn text's check
         "decode-id-zero-refused", "decode-into-a-bytearray",
         "arena-offsets-in-characters", "decode-no-ids-an-empty-str", "encode-loop-without-a-length-check",

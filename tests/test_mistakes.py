@@ -1686,7 +1686,8 @@ def test_lab03_a_pool_left_open_fails_the_hidden_test(lab03):
     graders, solutions = lab03
     mistake = variant("03_parallel", solutions, TASK4, "count_pretokens_in_file", *POOL_LEFT_OPEN)
     message = failure(graders.verify_worker_processes, mistake)
-    assert "'spawn') returned with 2 of its worker processes still running" in message, message
+    # Python's default method is asked first (fork here, before 3.14), then the others
+    assert "') returned with " in message and "of its worker processes still running" in message, message
 
 
 def test_lab03_a_pool_left_open_fails_in_the_worker_too():
@@ -5883,7 +5884,7 @@ def test_labs10_01_walk50b_a_learners_mistake_of_the_round_fails_the_hidden_test
 
 # Honest ways of writing a task that the statement does not show: each keeps its hidden points (a grader that asked for
 # the course's way would take them). Lab 10's tree as the stride-doubling reduction of a GPU (the same tree), a merge
-# task made in a lambda; lab 01's merge in place that looks again at the merged token (never the pair's left token).
+# task made in a lambda. (Lab 01's merge in place, tokens[i:i + 2] = [...], once here, is a mistake of cost: LAB01_WALK60.)
 HONEST_WALK50B = {
     ("10_distributed", "tree-stride-doubling-in-place"): ("task3_tree_reduce_solution", ((
         "    level = list(parts)\n    while len(level) > 1:\n" + PAIRED + "        level = paired\n    return level[0]\n",
@@ -5892,14 +5893,6 @@ HONEST_WALK50B = {
         "        step *= 2\n    return level[0]\n"),), tree_shape_hidden),
     ("10_distributed", "count-merge-tasks-made-in-a-lambda"): ("task5_count_ranges_solution", ((
         REDUCE_TASKS, "tree_reduce(parts, lambda left, right: task(merge_two)(left, right))"),), task_graph_hidden),
-    ("01_naive_bpe", "merge-in-place-without-advancing"): ("task3_merge_word_solution", ((
-        "    merged = []\n    i = 0\n    while i < len(word):\n"
-        "        if i + 1 < len(word) and word[i] == pair[0] and word[i + 1] == pair[1]:\n"
-        "            merged.append(word[i] + word[i + 1])\n            i += 2\n        else:\n"
-        "            merged.append(word[i])\n            i += 1\n    return tuple(merged)\n",
-        "    tokens = list(word)\n    i = 0\n    while i < len(tokens) - 1:\n"
-        "        if (tokens[i], tokens[i + 1]) == pair:\n            tokens[i:i + 2] = [tokens[i] + tokens[i + 1]]\n"
-        "        i += 1\n    return tuple(tokens)\n"),), None),
 }
 
 
@@ -8826,6 +8819,110 @@ LAB01_WALK59 = {  # a learner round's table (tests/test_grading_redteam.py finds
 def test_lab01_quadratic_in_one_word_s_length_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
     with at_the_first_verdict():
         round_failure(request, LAB01_WALK59, lab, mistake)
+
+# ---- lab 04, walk60: a pair's set copied at each word filed under it (issue 21's walk) ------------------------------------
+# Random words share few pairs, so the copies cost nothing on the growth check's words: both kept every point. Task 1's
+# hidden test now also files 20,000 words or more that all hold one pair (INDEX_SHARED_PAIR_COST).
+LAB04_WALK60 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("04_inverted_index", "index-set-copied-by-union"): ("task1_index_words_solution", (
+        ("            index[pair].add(i)\n", "            index[pair] = index[pair] | {i}\n"),), "holding one pair"),
+    ("04_inverted_index", "index-set-copied-by-unpacking"): ("task1_index_words_solution", (
+        ("            index[pair].add(i)\n", "            index[pair] = {*index.get(pair, ()), i}\n"),), "holding one pair"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB04_WALK60), ids=[name for _, name in sorted(LAB04_WALK60)])
+def test_lab04_a_pair_s_set_copied_per_word_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        round_failure(request, LAB04_WALK60, lab, mistake)
+
+# ---- lab 06, walk60: one piece's tokens gathered by sum(lists, []) (issue 21's walk) --------------------------------------
+# Quadratic in one piece, and the measured texts' pieces held 1 to 15 words: it kept every point. A half to two thirds
+# of the measured text's words now run without a special token (measured_text_input).
+LAB06_WALK60 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("06_encode_decode", "piece-tokens-gathered-by-sum"): ("task3_encode_text_solution", ((
+        "        for pretoken in regex.findall(GPT2_PATTERN, piece):\n"
+        "            tokens += encode_pretoken(pretoken.encode(\"utf-8\"), ranks)\n",
+        "        tokens += sum((encode_pretoken(pretoken.encode(\"utf-8\"), ranks)\n"
+        "                       for pretoken in regex.findall(GPT2_PATTERN, piece)), [])\n"),), "sum(lists, [])"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB06_WALK60), ids=[name for _, name in sorted(LAB06_WALK60)])
+def test_lab06_a_piece_s_tokens_gathered_by_sum_lose_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        round_failure(request, LAB06_WALK60, lab, mistake)
+
+# ---- lab 00, walk60: each piece's pretokens counted by list.count (issue 21's walk) ----------------------------------------
+# Quadratic in one piece, and the measured texts' pieces held 8 words: it kept every point. A third of the measured
+# text's pieces now run together as one (COUNT_LONG_PIECE).
+LAB00_WALK60 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("00_pretokenization", "count-by-list-count-per-piece"): ("task4_count_pretokens_solution", ((
+        "    for pretoken in pretokenize(text, special_tokens):\n"
+        "        key = pretoken.encode(\"utf-8\")\n        counts[key] = counts.get(key, 0) + 1\n",
+        "    for piece in split_on_special_tokens(text, special_tokens):\n"
+        "        pretokens = regex.findall(GPT2_PATTERN, piece)\n"
+        "        for pretoken in set(pretokens):\n"
+        "            key = pretoken.encode(\"utf-8\")\n"
+        "            counts[key] = counts.get(key, 0) + pretokens.count(pretoken)\n"),), "whole piece's"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB00_WALK60), ids=[name for _, name in sorted(LAB00_WALK60)])
+def test_lab00_a_piece_s_pretokens_counted_by_list_count_lose_the_hidden_points(request, at_the_first_verdict, lab,
+                                                                                 mistake):
+    with at_the_first_verdict():
+        round_failure(request, LAB00_WALK60, lab, mistake)
+
+# ---- lab 01, walk60: a word spliced in place at each merge (issue 21's walk) -------------------------------------------
+# tokens[i:i + 2] = [merged] shifts the rest of the list at each merge, as list.pop(0) does at each token: once taken for
+# an honest way (walk50b, its answers are right), it kept every point at some gradings and lost them at others (0.93 s
+# on 183,896 tokens in the worker against a bound of 0.93 s). The measured word now merges at some 40% of its tokens.
+LAB01_WALK60 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("01_naive_bpe", "merge-spliced-in-place"): ("task3_merge_word_solution", ((
+        "    merged = []\n    i = 0\n    while i < len(word):\n"
+        "        if i + 1 < len(word) and word[i] == pair[0] and word[i + 1] == pair[1]:\n"
+        "            merged.append(word[i] + word[i + 1])\n            i += 2\n        else:\n"
+        "            merged.append(word[i])\n            i += 1\n    return tuple(merged)\n",
+        "    tokens = list(word)\n    i = 0\n    while i < len(tokens) - 1:\n"
+        "        if (tokens[i], tokens[i + 1]) == pair:\n            tokens[i:i + 2] = [tokens[i] + tokens[i + 1]]\n"
+        "        i += 1\n    return tuple(tokens)\n"),), "measured from outside"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB01_WALK60), ids=[name for _, name in sorted(LAB01_WALK60)])
+def test_lab01_a_word_spliced_in_place_at_each_merge_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        round_failure(request, LAB01_WALK60, lab, mistake)
+
+# ---- lab 03, walk60: the pool's start method set for the whole process (issue 21's walk) ----------------------------------
+# multiprocessing.set_start_method(start_method, force=True) gives the pool the asked method, and every later pool of the
+# caller's too: it kept every point (the methods were asked in the order spawn, forkserver, fork, then None, and fork was
+# the default). Task 4's hidden test now asks the default first and None last, and starts a process of the default context
+# after each call by another method (default_start_method_probe): in a worker, since the call changes the process's state.
+LAB03_START_METHOD_SET = {
+    "set-start-method-forced": "    multiprocessing.set_start_method(start_method, force=True)\n",
+    "set-start-method-when-named": "    if start_method:\n        multiprocessing.set_start_method(start_method, force=True)\n",
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(LAB03_START_METHOD_SET))
+def test_lab03_a_start_method_set_for_the_whole_process_loses_the_hidden_points(mistake):
+    def worker_processes(graders, function):
+        graders.verify_worker_processes(function)
+
+    pool = ("    context = multiprocessing.get_context(start_method)\n"
+            "    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:\n")
+    solution = source_of("03_parallel", "task4_count_pretokens_in_file_solution")
+    assert pool in solution
+    from test_grading_redteam import _lab_03_tasks_1_to_3
+
+    code = _lab_03_tasks_1_to_3() + "\n" + solution.replace(
+        pool, LAB03_START_METHOD_SET[mistake] + "    with ProcessPoolExecutor(max_workers=num_workers) as pool:\n")
+    message = remote("03_parallel", code, "count_pretokens_in_file", worker_processes)
+    assert message is not None and "set_start_method" in message and "changed the default" in message, message
+    honest = code.replace(LAB03_START_METHOD_SET[mistake] + "    with ProcessPoolExecutor(max_workers=num_workers) as pool:\n", pool)
+    assert remote("03_parallel", honest, "count_pretokens_in_file", worker_processes) is None
 
 # ---- lab 08, walk59: what a call keeps, keyed by the set of merges (issue 21's walk) ------------------------------------
 # The same merges in another order give other tokens; a cache keyed by frozenset(ranks) answered the second order as the

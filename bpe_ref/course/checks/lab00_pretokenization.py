@@ -513,11 +513,12 @@ SIZE_SPREAD = 1.5
 # sum(lists, []) and pretokens = pretokens + ... stopped at their first try past 1.0 s (stop_at of the bound).
 
 
-def measured_text(index: int, pieces: int, task: str = "pretokenize", fresh: float = 0.0) -> tuple[str, list[str]]:
+def measured_text(index: int, pieces: int, task: str = "pretokenize", fresh: float = 0.0,
+                  long_piece: float = 0.0) -> tuple[str, list[str]]:
     """A text of ``pieces`` pieces of :data:`MEASURED_WORDS` words each (drawn from the grading's seed, a fresh text for
     each measured call: ``index``), <|endoftext|> between them, and the special tokens it is split on. A share ``fresh``
     of the words are 4 to 9 random lowercase letters after a space (nearly all distinct), the others are drawn from
-    :data:`MEASURED_VOCABULARY`."""
+    :data:`MEASURED_VOCABULARY`. With ``long_piece``, that share of the pieces run together as one, at a drawn place."""
     rng = measured.measured_random(f"00_pretokenization:{task}:{pieces}:{index}")
 
     def word() -> str:
@@ -525,7 +526,12 @@ def measured_text(index: int, pieces: int, task: str = "pretokenize", fresh: flo
             return " " + "".join(rng.choices(string.ascii_lowercase, k=rng.randint(4, 9)))
         return rng.choice(MEASURED_VOCABULARY)
 
-    return EOT.join("".join(word() for _ in range(MEASURED_WORDS)) for _ in range(pieces)), [EOT]
+    texts = ["".join(word() for _ in range(MEASURED_WORDS)) for _ in range(pieces)]
+    if long_piece:
+        joined = round(pieces * long_piece)
+        texts[:joined] = ["".join(texts[:joined])]
+        texts.insert(rng.randint(0, len(texts) - 1), texts.pop(0))
+    return EOT.join(texts), [EOT]
 
 
 GATHERED_LINEARLY = measured.MeasuredGrowth(
@@ -738,19 +744,22 @@ COUNT_TASK = Task("count_pretokens", ("text", "special_tokens"), what="a dict ma
 # where list.count's costs seconds (stopped at the bound, stop_at). Three words in four are fresh (COUNT_FRESH): a count
 # that builds a new dict at each pretoken (counts = counts | {key: ...}, walk55) copies every distinct pretoken so far,
 # quadratic in them, and the 12 words of MEASURED_VOCABULARY alone kept it cheap (in process, 4,000 pieces half fresh:
-# 0.82 s, the reference 0.02 s).
-COUNT_PIECES, COUNT_FRESH = MEASURED_PIECES // 4, 0.75
+# 0.82 s, the reference 0.02 s). A third of the pieces run together as one (COUNT_LONG_PIECE): a count by list.count
+# piece by piece, quadratic in one piece only, cost nothing in pieces of 8 words and kept every point (walk60).
+COUNT_PIECES, COUNT_FRESH, COUNT_LONG_PIECE = MEASURED_PIECES // 4, 0.75, 1 / 3
 COUNTED_LINEARLY = measured.MeasuredGrowth(
     task=COUNT_TASK, reference=count_pretokens,
-    small=lambda index, scale: measured_text(index, round(COUNT_PIECES * scale), "count_pretokens", COUNT_FRESH),
+    small=lambda index, scale: measured_text(index, round(COUNT_PIECES * scale), "count_pretokens", COUNT_FRESH,
+                                             COUNT_LONG_PIECE),
     large=lambda index, scale: measured_text(index, round(COUNT_PIECES * scale) * GROWTH_TIMES, "count_pretokens",
-                                             COUNT_FRESH),
+                                             COUNT_FRESH, COUNT_LONG_PIECE),
     times=GROWTH_TIMES, spread=SIZE_SPREAD,
-    describe=lambda args: f"<a text of {args[0].count(EOT) + 1:,} pieces of {MEASURED_WORDS} words, most of them distinct, "
+    describe=lambda args: f"<a text of {args[0].count(EOT):,} pieces of {MEASURED_WORDS} words and one of "
+                          f"{max(piece.count(' ') for piece in args[0].split(EOT)):,}, most of them distinct, "
                           f"<|endoftext|> between them>, {args[1]!r}",
     limit=GROWTH_LIMIT, factor=GROWTH_FACTOR, slack=GROWTH_SLACK, timeout=GROWTH_TIMEOUT,
     too_slow="count each pretoken as you come to it, in one dict (counts[key] = counts.get(key, 0) + 1, or a Counter): "
-             "pretokens.count(pretoken) for each pretoken walks the whole list every time, and a new dict for each "
+             "pretokens.count(pretoken) for each pretoken walks the whole list (or the whole piece's) every time, and a new dict for each "
              "pretoken (counts = counts | {...}) copies every distinct pretoken so far, as a Counter added per pretoken "
              "(counts += Counter([key]) goes over every count so far): time quadratic in the text",
     said=lambda growth, name: f"{name}: its CPU time from {COUNT_PIECES:,} to {SIZE_SPREAD * COUNT_PIECES:,.0f} pieces "

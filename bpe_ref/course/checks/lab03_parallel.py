@@ -1411,6 +1411,36 @@ def calling_thread(pid: int) -> str:
     return f"{pid}/task/{tid}"
 
 
+def default_start_method_probe(function: Callable) -> None:
+    """Start one process of Python's default context (``multiprocessing.Process``, no method named) and wait for it: a
+    driver that leaves ``function`` alone, so that a watch tells from outside which method the default is now."""
+    import multiprocessing
+    import time
+
+    process = multiprocessing.Process(target=time.sleep, args=(0.1,))
+    process.start()
+    process.join()
+
+
+def verify_default_left_alone(learner: Callable, call: str, method: str) -> None:
+    """After ``call`` (by ``method``, not Python's default), a process started with no method named must start by the
+    default: ``multiprocessing.set_start_method(method, force=True)`` gives the call's pool its method and every later
+    one of the caller's too (walk60: it kept every point)."""
+    pid = process_id(learner)
+    forks = learner.sandbox.processes_started if runs_remotely(learner) else None
+    with ProcessWatch(pid, forks=forks) as watch:
+        outcome = call_task(FILE_TASK, learner, (), default_start_method_probe)
+    outcome.fail_on_error(f"a process started after {call}")
+    started = watch.start_methods()
+    if started.get(method) and not started.get(DEFAULT_START_METHOD):
+        raise CheckFailed(
+            f"after {call}, a process started with no method named (multiprocessing.Process) started by {method}, not by "
+            f"Python's default, {DEFAULT_START_METHOD} (measured from outside your code): the call changed the default of "
+            "the whole process, as multiprocessing.set_start_method(start_method, force=True) does, so that every later "
+            "pool of the caller's starts by that method too. Give this pool alone its method: "
+            "ProcessPoolExecutor(..., mp_context=multiprocessing.get_context(start_method))")
+
+
 def verify_worker_processes(learner: Callable) -> None:
     """Task 4's method, measured from outside the learner's process (:mod:`..trusted.measure_worker`):
     with 2 workers and 3 chunks each, for every start method, the call must start worker processes
@@ -1422,7 +1452,10 @@ def verify_worker_processes(learner: Callable) -> None:
         passed("count_pretokens_in_file: its worker processes were not measured (this system has no /proc).")
         return
     special_tokens = [EOT, PAD]  # the text holds EOT only: the cuts are the same at EOT alone, the tokens asked for are not
-    for method in (*START_METHODS, None):  # None leaves the choice to Python: its default start method
+    # Python's default first, None last, after a method that is not the default: a call that set the default for the whole
+    # process (set_start_method) is told by what None then starts, and by a process started after each of the others
+    others = [method for method in START_METHODS if method != DEFAULT_START_METHOD]
+    for method in (DEFAULT_START_METHOD, *others, None):  # None leaves the choice to Python: its default start method
         args = (data, special_tokens, num_workers, chunks_per_worker, method)
         call = (f"count_pretokens_in_file(<a file of {len(data.data)} bytes>, {special_tokens!r}, {num_workers}, "
                 f"{chunks_per_worker}, {method!r})")
@@ -1488,6 +1521,8 @@ def verify_worker_processes(learner: Callable) -> None:
                               f"{every_token!r}: pass all of special_tokens, encoded as UTF-8 "
                               "([token.encode('utf-8') for token in special_tokens]); a cut only at some of them leaves "
                               "long chunks where the others are the only tokens")
+        if method not in (None, DEFAULT_START_METHOD):
+            verify_default_left_alone(learner, call, method)
     verify_one_worker_counts_here(learner, data)
     verify_counted_in_the_workers(learner)
     verify_each_worker_reads_its_chunks(learner)
