@@ -8924,6 +8924,20 @@ def test_lab03_a_start_method_set_for_the_whole_process_loses_the_hidden_points(
     honest = code.replace(LAB03_START_METHOD_SET[mistake] + "    with ProcessPoolExecutor(max_workers=num_workers) as pool:\n", pool)
     assert remote("03_parallel", honest, "count_pretokens_in_file", worker_processes) is None
 
+# ---- lab 01, walk61: a trainer that goes on once no pair is left (issue 21's walk) ---------------------------------------
+# Same merges, and every word's pairs counted again for each merge still asked for: it kept every point. Task 4's hidden
+# test now asks 10**7 merges of a few words, within a second of CPU (verify_stops_when_no_pair_is_left).
+LAB01_WALK61 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("01_naive_bpe", "train-goes-on-when-no-pair-is-left"): ("task4_train_solution", (
+        ("        if not pair_counts:\n            break\n", "        if not pair_counts:\n            continue\n"),),
+        "nothing to learn: stop"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB01_WALK61), ids=[name for _, name in sorted(LAB01_WALK61)])
+def test_lab01_a_trainer_that_goes_on_once_no_pair_is_left_loses_the_hidden_points(request, lab, mistake):
+    round_failure(request, LAB01_WALK61, lab, mistake)
+
 # ---- lab 08, walk59: what a call keeps, keyed by the set of merges (issue 21's walk) ------------------------------------
 # The same merges in another order give other tokens; a cache keyed by frozenset(ranks) answered the second order as the
 # first and kept every point (lab 07's heap_encode had the check, lab 08 did not). The hidden cases now hold abc under
