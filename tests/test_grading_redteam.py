@@ -3280,20 +3280,20 @@ NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
         "backtrack-valid-kept-by-the-merges-set-above-four-merges", "compatible-kept-by-the-pair-and-merges-set-above-four-merges",
         "last-kept-by-pretoken-and-merges-set-above-four-merges"},
     "09_benchmarks": {
-        "exponent-neither-logged", "crossover-meetings-first-then-crossings",  # walk57
-        "ratio-median-low", "exponent-of-log1p", "exponent-rounded", "crossover-one-point-allowed",  # novel48
-        "exponent-logs-of-two-bases", "exponent-sizes-sorted-alone", "ratio-last-round-left-out",
+        "crossover-meetings-first-then-crossings",  # walk57
+        "ratio-median-low", "crossover-one-point-allowed",  # novel48
+        "exponent-sizes-sorted-alone", "ratio-last-round-left-out",
         "collector-not-restored-on-error", "collector-paused-around-all-rounds",
         # (the crossovers of the distance, interpolated backwards, at the midpoint, in one direction and the last: caught by a
         # fixed case of a crossing from below, then from above, seeds40)
-        "exponent-axes-swapped", "exponent-from-the-ends", "exponent-mean-of-slopes", "exponent-times-not-logged",
-        "peak-read-after-stop", "peak-the-current-after", "ratio-divided-in-place", "ratio-inverted", "ratio-mean",
+        # (twelve exponent mistakes, fitting other lines: caught since walk61 by its fixed case of sizes close together,
+        # an exact power law)
+        "exponent-from-the-ends", "exponent-mean-of-slopes", "peak-read-after-stop", "peak-the-current-after",
+        "ratio-divided-in-place", "ratio-inverted", "ratio-mean",
         "ratio-median-high", "ratio-of-medians", "ratio-of-minimums", "ratio-of-sorted-runs",
         "rounds-check-off-by-one", "ratio-first-round-dropped-as-a-warm-up",
         # the rounds from the seventh on that a list of tables left out (_round_tables finds them since; lead53)
-        "crossover-lengths-not-checked", "exponent-correlation-not-slope", "exponent-inverted",
-        "exponent-means-over-n-minus-1", "exponent-over-the-longer-half", "exponent-sizes-not-logged",
-        "exponent-sorts-the-callers-points", "exponent-the-intercept", "exponent-through-the-origin",
+        "crossover-lengths-not-checked", "exponent-over-the-longer-half", "exponent-sorts-the-callers-points",
         "peak-fn-called-twice", "peak-of-a-snapshot-comparison", "ratio-geometric-mean", "ratio-median-grouped",
         "ratio-median-in-log-space", "ratio-median-of-differences", "ratio-of-sums", "ratio-of-the-first-two-labels",
         "ratio-rounded"},

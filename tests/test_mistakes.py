@@ -7141,7 +7141,8 @@ LAB09_LEARN52 = {
         "statistics.median(", "statistics.median_grouped("),), "paired_ratio("),
     "exponent-inverted": ("task4_fit_exponent_solution", ((
         "    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx\n",
-        "    return sxx / sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys))\n"),), "the times are all equal, so the slope is 0"),
+        "    return sxx / sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys))\n"),),
+        ("the times are all equal, so the slope is 0", "that is 1 / the slope")),  # walk61's case of close sizes: first
     "crossover-interpolated-in-log-space": ("task5_crossover_solution", ((
         "            return xs[i] + (xs[i + 1] - xs[i]) * d[i] / (d[i] - d[i + 1])\n",
         "            t = d[i] / (d[i] - d[i + 1])  # sizes grow geometrically: interpolate log(x)\n"
@@ -9012,3 +9013,25 @@ def test_lab06_a_lone_surrogate_replaced_fails_task_3_s_hidden_test_in_the_worke
     message = remote("06_encode_decode", setup + "\n" + replaced, "encode_text", "verify_lone_surrogate_refused")
     assert message is not None and "expected a ValueError" in message, message
     assert remote("06_encode_decode", setup + "\n" + honest, "encode_text", "verify_lone_surrogate_refused") is None
+
+
+# ---- lab 09, walk61: the slope by raw sums (issue 21's walk) -------------------------------------------------------------
+# (n Sxy - Sx Sy) / (n Sxx - Sx**2) is the statement's formula in exact arithmetic; in floats, for sizes close together, it
+# cancels (10**6, +10, +20, +30 at k = 2: 2.000341, and a division by zero at 10**9), and it kept every point. Two hidden
+# cases and a kind of drawn input (sizes 40 to 150 apart, times exactly on a power law) now catch it, with a hint that names
+# the cancellation. (Still allowed: the sign change by d[i] * d[i + 1] < 0, as the reference tests it; it differs only
+# where the product underflows, at differences below 1e-154 s.)
+_SLOPE_TWO_PASS = ("    mean_x, mean_y = sum(xs) / len(xs), sum(ys) / len(ys)\n"
+                   "    sxx = sum((x - mean_x) ** 2 for x in xs)\n"
+                   "    return sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / sxx\n")
+LAB09_WALK61 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("09_benchmarks", "exponent-by-raw-sums"): ("task4_fit_exponent_solution", (
+        (_SLOPE_TWO_PASS, "    n = len(xs)\n    sx, sy = sum(xs), sum(ys)\n"
+                          "    sxy, sxx = sum(x * y for x, y in zip(xs, ys)), sum(x * x for x in xs)\n"
+                          "    return (n * sxy - sx * sy) / (n * sxx - sx * sx)\n"),), "Subtract the means first"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB09_WALK61), ids=[name for _, name in sorted(LAB09_WALK61)])
+def test_lab09_a_fit_by_raw_sums_loses_the_hidden_points(request, lab, mistake):
+    round_failure(request, LAB09_WALK61, lab, mistake)
