@@ -9035,3 +9035,24 @@ LAB09_WALK61 = {  # a learner round's table (tests/test_grading_redteam.py finds
 @pytest.mark.parametrize("lab, mistake", sorted(LAB09_WALK61), ids=[name for _, name in sorted(LAB09_WALK61)])
 def test_lab09_a_fit_by_raw_sums_loses_the_hidden_points(request, lab, mistake):
     round_failure(request, LAB09_WALK61, lab, mistake)
+
+
+# ---- lab 10, walk61: a round built by popping the front of a list (issue 21's walk) -------------------------------------
+# level.pop(0), twice per merge, gives the right tree and moves the rest of the list at each pop: quadratic in the parts
+# (1.2 s for 100,000 parts, the reference 0.01 s). The trees graded hold at most 70 parts, and it kept every point. The
+# hidden test now ends by timing one reduce of 100,000 parts or more from outside the learner's code (TREE_COST).
+LAB10_WALK61 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("10_distributed", "tree-round-by-popping-the-front"): ("task3_tree_reduce_solution", ((
+        "        paired = [combine(level[i], level[i + 1]) for i in range(0, len(level) - 1, 2)]\n"
+        "        if len(level) % 2:\n            paired.append(level[-1])\n",
+        "        paired = []\n        while len(level) > 1:  # neighbours off the front, in order\n"
+        "            left = level.pop(0)\n            paired.append(combine(left, level.pop(0)))\n"
+        "        paired.extend(level)  # the odd one out, carried\n"),), "level.pop(0)", tree_shape_hidden),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB10_WALK61), ids=[name for _, name in sorted(LAB10_WALK61)])
+def test_lab10_a_round_built_by_popping_the_front_loses_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB10_WALK61, lab, mistake)
+    assert "measured from outside" in found, found

@@ -674,6 +674,43 @@ def tree_hint(args: tuple, expected: object, got: object) -> str | None:
 TREE_TASK = Task("tree_shape", ("parts",), what="the nested pairs tree_reduce(parts, pair) builds", hint=tree_hint,
                  provided=PROVIDED, written_in="tree_reduce", unchanged=(0,), driver=tree_through_pair)
 
+# ---- task 3's cost: each round built once ---------------------------------------------------------------------------
+# A round built by taking its parts off the front of a list (level.pop(0), twice per merge) gives the right tree and moves
+# the whole rest of the list at each pop: quadratic in the parts, 1.2 s for 100,000 parts where the reference takes
+# 0.01 s, and it kept every point, since the trees graded hold at most 70 parts (walk61). So the hidden test ends by timing
+# one reduce of TREE_PARTS parts or more (drawn), ints added by a combine of the driver's, in the worker (nothing to send).
+TREE_PARTS = 100_000
+
+
+def sum_by_tree(tree_shape: Callable, seed: bytes, parts: int) -> int:
+    """``tree_reduce`` (the one ``tree_shape`` calls) on ``parts`` ints drawn from ``seed``, added by its combine (a
+    driver): their sum."""
+    rng = random.Random(seed)
+
+    def add(left: int, right: int) -> int:
+        return left + right
+
+    return tree_shape.__globals__["tree_reduce"]([rng.randint(1, 9) for _ in range(parts)], add)
+
+
+def reference_sum_by_tree(seed: bytes, parts: int) -> int:
+    """The reference's ``tree_reduce`` on :func:`sum_by_tree`'s driver, in this process."""
+    return sum_by_tree(tree_shape, seed, parts)
+
+
+TREE_COST = measured.MeasuredCost(
+    task=replace(TREE_TASK, driver=sum_by_tree, hint=None, unchanged=(), what="the sum of the parts"),
+    reference=reference_sum_by_tree, spread=measured.COST_SPREAD, warm_up=2,
+    build=lambda index, scale: (measured_random(f"10_distributed:tree_reduce:{index}").randbytes(16),
+                                round(TREE_PARTS * scale)),
+    shape=f"<{TREE_PARTS:,} to {measured.COST_SPREAD * TREE_PARTS:,.0f} ints (drawn), added>",
+    factor=5.0, slack=0.3, timeout=10.0, cases=lambda: TREE_SHAPE.cases, cases_of=(TREE_TASK, tree_shape),
+    too_slow="build each round once, in a new list (paired = [combine(level[i], level[i + 1]) for i in range(0, "
+             "len(level) - 1, 2)]): taking the parts off the front of a list (level.pop(0)) moves all the rest of it "
+             "at each pop, quadratic in the parts (a deque's popleft does not)",
+    said=lambda cost, name: cost.said(f"{name}: a reduce of {TREE_PARTS:,} parts or more in "))
+
+
 TREE_SHAPE = TaskGraders(
     TREE_TASK,
     tree_shape,
@@ -682,6 +719,7 @@ TREE_SHAPE = TaskGraders(
               st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=20).map(lambda parts: (parts,))),
     max_examples=60,
     judge=through_seals(TREE_TASK, tree_shape),  # its pairs sealed in the grading worker, checked here
+    hidden_then=lambda learner: TREE_COST.verify(learner),  # declared above it: it measures this task
 )
 
 # ---- task 4: the plan ------------------------------------------------------------------------
