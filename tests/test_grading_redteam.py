@@ -9675,9 +9675,12 @@ def test_a_busy_machine_does_not_fail_the_worker_start(monkeypatch):
             started = time.monotonic() - start
             return started, box.run_cell("print(6 * 7)", "a cell").stdout
 
-    (started, out), _ = _pinned_beside_spinners(start_and_run)
+    for spinners in (4, 8, 16):  # a new process is often favoured by the scheduler: 4 busy loops once left it 0.19 s (CI)
+        (started, out), _ = _pinned_beside_spinners(start_and_run, spinners)
+        assert "42" in out, out
+        if started > 0.2:
+            break
     assert started > 0.2, f"the start took {started:.2f} s: the machine was not busy for it, nothing was shown"
-    assert "42" in out, out
 
 
 @pytest.mark.slow
