@@ -9056,3 +9056,22 @@ def test_lab10_a_round_built_by_popping_the_front_loses_the_hidden_points(reques
     with at_the_first_verdict():
         found = round_failure(request, LAB10_WALK61, lab, mistake)
     assert "measured from outside" in found, found
+
+
+# ---- lab 05, walk61: the occurrences taken off the front of their list (issue 21's walk) ---------------------------------
+# while nodes: node = nodes.pop(0) gives the right lists and moves the rest of the list at each pop: quadratic in a pair's
+# occurrences. On the measured run of 60,000 pairs it cost 0.59 s, under the bound, and kept every point; the run is now
+# 200,000 pairs (MERGE_RUN): 3.4 s against a bound of some 1.5 s.
+LAB05_WALK61 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("05_heap", "occurrences-popped-from-the-front"): ("task4_merge_occurrences_solution", ((
+        "    for node in sorted(nodes) if left == right else nodes:\n",
+        "    nodes = sorted(nodes) if left == right else list(nodes)\n    while nodes:\n        node = nodes.pop(0)\n"),),
+        "nodes.pop(0)"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB05_WALK61), ids=[name for _, name in sorted(LAB05_WALK61)])
+def test_lab05_occurrences_popped_from_the_front_lose_the_hidden_points(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB05_WALK61, lab, mistake)
+    assert "measured from outside" in found, found
