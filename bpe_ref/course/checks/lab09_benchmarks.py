@@ -845,8 +845,9 @@ def exponent_inputs(draw) -> tuple:
     elif kind == 4:  # seven equal sizes whose logarithms' mean rounds off the logarithm (sxx is not 0), as another one
         size = draw(st.sampled_from([5, 6, 10, 11, 17]))
         sizes, seconds = [size] * 7, [c * size**k * draw(NOISE) for _ in range(7)]
-    elif kind == 5:  # sizes close together, the times exactly on a power law: cancellation in the one-pass formula
-        sizes, seconds = close_sizes(random.Random(draw(st.integers(0, 2**32))), draw(st.integers(4, 6)), k)
+    elif kind in (5, 6, 7):  # sizes close together, the times exactly on a power law: cancellation in the one-pass
+        # formula (one kind in 15 missed it under secret seeds 1 and 3: hypothesis varies few shapes)
+        sizes, seconds = close_sizes(random.Random(draw(st.integers(0, 2**32))), draw(st.integers(4, 6)), k or 1.5)
     elif kind > 9:  # the points in another order (no rule sorts them): sizes sorted alone lose their pairs
         order = draw(st.permutations(range(len(sizes))))
         sizes, seconds = [sizes[i] for i in order], [seconds[i] for i in order]
@@ -877,8 +878,9 @@ def sxx_rounds_off(size: int, n: int) -> bool:
 def varied_exponent(args: tuple, rng: random.Random) -> tuple:
     """A fit_exponent hidden case with its sizes and seconds redrawn, each by its own map (``hidden_vary``); equal sizes
     whose sxx rounds off 0 stay so (redrawn until they do: about 6 values in 10 of 7 sizes)."""
-    if len(set(args[0])) > 1 and min(args[0]) > 0 and max(args[0]) < 1.001 * min(args[0]):  # close: kept so
-        return close_sizes(rng, len(args[0]), rng.choice([0.5, 1.0, 1.5, 2.0, 2.5]))
+    if len(set(args[0])) > 1 and min(args[0]) > 0 and max(args[0]) < 1.001 * min(args[0]):  # close: kept so, and kept
+        # off an exponent of 1, where the axes swapped give the same slope (as the case's 2 does not)
+        return close_sizes(rng, len(args[0]), rng.choice([1.5, 2.0, 2.5]))
     (sizes,), (seconds,) = relabelled([args[0]], rng), relabelled([args[1]], rng)
     if len(set(sizes)) == 1 and sxx_rounds_off(args[0][0], len(sizes)):
         while not sxx_rounds_off(sizes[0], len(sizes)):
@@ -886,7 +888,8 @@ def varied_exponent(args: tuple, rng: random.Random) -> tuple:
     return sizes, seconds
 
 
-FIT_EXPONENT = TaskGraders(EXPONENT_TASK, fit_exponent, EXPONENT_CASES, exponent_inputs(), max_examples=80,
+# 150 examples: with 80, the generated inputs alone missed a mistake under one secret seed of 1-3 (walk61's kinds added)
+FIT_EXPONENT = TaskGraders(EXPONENT_TASK, fit_exponent, EXPONENT_CASES, exponent_inputs(), max_examples=150,
                            hidden_cases=EXPONENT_HIDDEN_CASES, hidden_vary=varied_exponent)
 
 # ---- task 5: a crossover -------------------------------------------------------------------------
