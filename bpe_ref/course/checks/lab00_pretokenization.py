@@ -18,8 +18,8 @@ from . import measured
 from ..trusted.verdicts import current_seed
 from .compare import KEPT_PATTERN
 from .core import (
-    Case, CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, check_cases, difference,
-    passed, plain, same, stretch,
+    Case, CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, check_cases, difference, error_name,
+    passed, plain, same, short_repr, stretch,
 )
 
 EOT = "<|endoftext|>"
@@ -223,6 +223,38 @@ EDGE_CODE_POINTS = ["\x7f", "\x80", "\u07ff", "\u0800", "\uffff", "\U00010000", 
 edge_utf8_texts = st.tuples(st.sampled_from(["", "\ufeff"]), st.lists(st.sampled_from(EDGE_CODE_POINTS), max_size=10)).map(
     lambda drawn: drawn[0] + "".join(drawn[1]))
 
+# A lone surrogate (U+D800 to U+DFFF, what a broken decode can leave in a str) has no UTF-8 bytes: text.encode("utf-8")
+# raises UnicodeEncodeError, a ValueError, as the course's conventions ask of every function that encodes. Encoded with
+# errors="replace", "ignore" or "surrogatepass", it silently gives the bytes of another text; the generated texts hold no
+# surrogate (any_text), and all three kept every point of tasks 1 and 4 (walk62). Lab 06's encode_text has the same check.
+REFUSED_SURROGATE = ("ValueError", "UnicodeEncodeError", "UnicodeError")
+
+
+def verify_lone_surrogate_refused(learner: Callable, task: Task) -> None:
+    """A text of words drawn from the grading's secret seed holding one lone surrogate, given to ``task``'s function (with
+    no special tokens where it takes them): it must raise ``ValueError``."""
+    rng = random.Random(hashlib.sha256(f"{current_seed()}:00_pretokenization:{task.name}:lone surrogate".encode()).digest())
+    words = [drawn_word(rng) for _ in range(rng.randint(2, 5))]
+    words.insert(rng.randint(0, len(words)), chr(rng.randint(0xD800, 0xDFFF)))
+    text = " ".join(words)
+    args = (text,) if len(task.params) == 1 else (text, [])
+    call = f"{task.name}({', '.join(map(repr, args))})"
+    outcome = call_learner(learner, args, stand_ins=task.stand_ins)
+    if outcome.reference_calls:
+        raise CheckFailed(f"{task.name} calls the reference solution ({outcome.reference_calls[0]}): write it yourself")
+    if outcome.error is None:
+        raise CheckFailed(
+            f"{call} returned {short_repr(outcome.value[1], 120)}: expected a ValueError (the text holds a lone surrogate, "
+            "which has no UTF-8 bytes)\n  hint: encode with .encode('utf-8') and let its UnicodeEncodeError (a "
+            "ValueError) go up: errors='replace', 'ignore' or 'surrogatepass' encodes another text, silently")
+    if error_name(outcome.error) == "NotImplementedError":
+        raise CheckFailed(f"{task.name} is not written yet: it still raises NotImplementedError")
+    if error_name(outcome.error) not in REFUSED_SURROGATE:
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {str(outcome.error)[:120]}\n  expected: a "
+                          "ValueError (str.encode's UnicodeEncodeError is one)")
+    passed(f"{task.name}: refuses a text with a lone surrogate.")
+
+
 UTF8_BYTES = TaskGraders(
     Task("utf8_bytes", ("text",), what="a list of ints, one per byte", hint=as_it_is_hint(reference_utf8_bytes)),
     reference_utf8_bytes,
@@ -235,7 +267,8 @@ UTF8_BYTES = TaskGraders(
     # byte order mark is a character too; normalized (NFC) or stripped, the bytes differ.
     hidden_cases=[("\x7f\x80",), ("\u07ff\u0800",), ("\uffff\U00010000",), ("\U0010ffff",), ("\ufeffcafe\u0301 A\u030a",)],
     hidden_vary=scattered_text,
-    hidden_then=lambda learner: ENCODED_ONCE.verify(learner),  # declared with task 3's growth limits, below
+    hidden_then=lambda learner: (verify_lone_surrogate_refused(learner, UTF8_BYTES.task),
+                                 ENCODED_ONCE.verify(learner)),  # declared with task 3's growth limits, below
 )
 
 # ---- task 2: split on special tokens ---------------------------------------------------------
@@ -772,6 +805,7 @@ def verify_pretokens_counted_linearly(learner: Callable) -> None:
     then the growth of its CPU time measured from outside the learner's code (:class:`.measured.MeasuredGrowth`), as task
     3's: a count by list.count per pretoken is right and quadratic."""
     verify_blank_pieces(learner, COUNT_TASK, count_pretokens)
+    verify_lone_surrogate_refused(learner, COUNT_TASK)
     COUNTED_LINEARLY.verify(learner)
 
 
