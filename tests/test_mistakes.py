@@ -9075,3 +9075,46 @@ def test_lab05_occurrences_popped_from_the_front_lose_the_hidden_points(request,
     with at_the_first_verdict():
         found = round_failure(request, LAB05_WALK61, lab, mistake)
     assert "measured from outside" in found, found
+
+
+# ---- lab 00, walk62: a lone surrogate encoded silently (issue 21's walk) ------------------------------------------------
+# utf8_bytes and count_pretokens with errors="replace", "ignore" or "surrogatepass" give the bytes of another text where the
+# course's conventions ask for a ValueError; the generated texts hold no surrogate, and all three kept every point. The
+# hidden tests of tasks 1 and 4 now give a drawn text with one lone surrogate (verify_lone_surrogate_refused).
+LAB00_WALK62 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("00_pretokenization", "utf8-bytes-surrogates-replaced"): ("task1_utf8_bytes_solution", (
+        ('    return list(text.encode("utf-8"))\n', '    return list(text.encode("utf-8", errors="replace"))\n'),),
+        "expected a ValueError"),
+    ("00_pretokenization", "utf8-bytes-surrogates-passed"): ("task1_utf8_bytes_solution", (
+        ('    return list(text.encode("utf-8"))\n', '    return list(text.encode("utf-8", "surrogatepass"))\n'),),
+        "expected a ValueError"),
+    ("00_pretokenization", "count-surrogates-ignored"): ("task4_count_pretokens_solution", (
+        ('        key = pretoken.encode("utf-8")\n', '        key = pretoken.encode("utf-8", errors="ignore")\n'),),
+        "expected a ValueError"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB00_WALK62), ids=[name for _, name in sorted(LAB00_WALK62)])
+def test_lab00_a_lone_surrogate_encoded_silently_loses_the_hidden_points(request, lab, mistake):
+    round_failure(request, LAB00_WALK62, lab, mistake)
+
+
+# ---- lab 03, walk62: a total rebuilt for each chunk (issue 21's walk) -----------------------------------------------------
+# sum(map(Counter, counts), Counter()) gives the right counts and copies the whole total at each chunk: quadratic in the
+# chunks (400 chunks of 1,000 pretokens: 19 s, the reference 0.1 s). The graded lists hold a few chunks, and it kept every
+# point. The hidden test now ends by timing one reduce of 200 chunks or more from outside the learner's code
+# (MERGE_COUNTS_COST); a Counter added in place (+=) stays within its bound.
+_TOTAL_BY_UPDATE = ("    total: Counter[bytes] = Counter()\n    for chunk_counts in counts:\n        total.update(chunk_counts)\n"
+                    "    return dict(total)\n")
+LAB03_WALK62 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("03_parallel", "merge-total-rebuilt-per-chunk"): ("task3_merge_counts_solution", (
+        (_TOTAL_BY_UPDATE, "    return dict(sum((Counter(chunk_counts) for chunk_counts in counts), Counter()))\n"),),
+        "a new total for each chunk"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB03_WALK62), ids=[name for _, name in sorted(LAB03_WALK62)])
+def test_lab03_a_total_rebuilt_for_each_chunk_loses_the_hidden_point(request, at_the_first_verdict, lab, mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB03_WALK62, lab, mistake)
+    assert "measured from outside" in found, found
