@@ -1260,6 +1260,8 @@ def own_pattern(pattern: str, text: str = "piece", flags: str = "") -> tuple[str
 # UTF-8 written by hand from page 00's table of bit patterns (section 2), right as it stands (a test below).
 HAND_UTF8 = ("    return list(text.encode(\"utf-8\"))\n",
              "    out = []\n    for char in text:\n        cp = ord(char)\n"
+             "        if 0xD800 <= cp <= 0xDFFF:  # a lone surrogate: no UTF-8 bytes\n"
+             "            raise ValueError(f'lone surrogate U+{cp:04X}')\n"
              "        if cp < 0x80:\n            out.append(cp)\n"
              "        elif cp < 0x800:\n            out += [0xC0 | cp >> 6, 0x80 | cp & 0x3F]\n"
              "        elif cp < 0x10000:\n            out += [0xE0 | cp >> 12, 0x80 | cp >> 6 & 0x3F, 0x80 | cp & 0x3F]\n"
