@@ -3117,6 +3117,7 @@ GENERATED_ALONE_LABS = ("00_pretokenization", "01_naive_bpe", "03_parallel", "06
 NOT_BY_A_FIXED_CASE = {"00_pretokenization": {
     # walk62's lone surrogates encoded silently (a drawn text, after the cases: LAB00_WALK62)
     "utf8-bytes-surrogates-replaced", "utf8-bytes-surrogates-passed", "count-surrogates-ignored",
+    "utf8-bytes-surrogates-escaped",
     # walk58's answers kept from call to call (checks/kept.py's call, after the cases: KEPT_ANSWERS)
     "utf8-cached-shared-list", "count-cached-shared-dict",
     # walk58's passes per item (measured growth, after the cases: LAB00_GROWTH_58)
@@ -7923,6 +7924,40 @@ def test_an_argument_s_item_changed_then_swapped_for_a_copy_is_a_changed_argumen
         assert box.run_cell(SWAPPED_BACK, "mistake").ok
         with pytest.raises(AssertionError, match="changed its argument counts"):
             graders.check_merge_counts_properties(RemoteFunction(box, "merge_counts"))
+
+
+def _lab05_after_the_pop(extra: str) -> str:
+    """Lab 05's setup and task 4's solution with ``extra`` run on the list the pair's nodes were taken out in."""
+    from test_mistakes import source_of
+
+    solution = source_of("05_heap", "task4_merge_occurrences_solution")
+    at = "    changes.pop(pair, None)"
+    assert at in solution
+    return source_of("05_heap", "setup") + "\n" + solution.replace(at, extra + at)
+
+
+@pytest.mark.parametrize("extra", ["    nodes.clear()  # done with them\n", "    nodes.sort(reverse=True)\n",
+                                   "    while nodes:\n        nodes.pop()\n"], ids=["cleared", "sorted", "popped"])
+def test_a_list_taken_out_of_a_dict_argument_then_changed_is_no_swapped_argument(extra):
+    """Walk62's red team: lab 05's merge_occurrences takes the pair's list out of ``occurrences``, as its statement says;
+    honest code that then cleared, sorted or emptied that list lost all 4 points of the task in the worker, visible
+    point included, as "an argument whose objects were swapped" (``intact``: a changed container no longer reached).
+    Safe: a container taken out of a dict that is reached still, its key gone, is the function's own
+    (``taken_out``, worker/__main__.py)."""
+    from test_mistakes import remote
+
+    assert remote("05_heap", _lab05_after_the_pop(extra), "merge_occurrences", "check_merge_occurrences_properties") is None
+
+
+def test_a_list_taken_out_then_put_back_as_a_copy_is_still_a_swapped_argument():
+    """The other side of the test above: the list taken out, changed, and a copy of it as it came put back under its key
+    (the same key, or an equal one): the argument looks as it was sent, so it is reported as a swapped one."""
+    from test_mistakes import remote
+
+    extra = ("    occurrences[pair[0], pair[1]] = list(nodes)  # a copy as it came, under an equal key\n"
+             "    nodes.append(-1)  # the list taken out, changed\n")
+    message = remote("05_heap", _lab05_after_the_pop(extra), "merge_occurrences", "check_merge_occurrences_properties")
+    assert message is not None and "unreadable" in message, message  # the arguments reported as no value sent
 
 
 # ---- 65. code the review does not read: a version-3 notebook, whose cells nbformat takes from its worksheets ---------------

@@ -1681,7 +1681,10 @@ def test_lab03_cuts_at_endoftext_only_fail_the_hidden_test(lab03):
 # workers still run (CPython shuts the pool down once it is garbage-collected, a moment later). Watched from outside.
 POOL_LEFT_OPEN = ("    with ProcessPoolExecutor(max_workers=num_workers, mp_context=context) as pool:\n        return merge_counts(",
                   "    pool = ProcessPoolExecutor(max_workers=num_workers, mp_context=context)  # never shut down\n"
+                  "    globals().setdefault('KEPT_POOLS', []).append(pool)  # kept for a next call\n"
                   "    if pool:\n        return merge_counts(")
+# (kept: a pool left open and collected when the call returns may have shut its workers down by the time they are looked
+# at, on a busy machine; CI once saw none running)
 
 
 def test_lab03_a_pool_left_open_fails_the_hidden_test(lab03):
@@ -9090,6 +9093,10 @@ LAB00_WALK62 = {  # a learner round's table (tests/test_grading_redteam.py finds
     ("00_pretokenization", "utf8-bytes-surrogates-passed"): ("task1_utf8_bytes_solution", (
         ('    return list(text.encode("utf-8"))\n', '    return list(text.encode("utf-8", "surrogatepass"))\n'),),
         "expected a ValueError"),
+    # walk62's red team: surrogateescape refuses U+DC80-U+DCFF only; one drawn surrogate let it through half the time
+    ("00_pretokenization", "utf8-bytes-surrogates-escaped"): ("task1_utf8_bytes_solution", (
+        ('    return list(text.encode("utf-8"))\n', '    return list(text.encode("utf-8", "surrogateescape"))\n'),),
+        "expected a ValueError"),
     ("00_pretokenization", "count-surrogates-ignored"): ("task4_count_pretokens_solution", (
         ('        key = pretoken.encode("utf-8")\n', '        key = pretoken.encode("utf-8", errors="ignore")\n'),),
         "expected a ValueError"),
@@ -9120,3 +9127,21 @@ def test_lab03_a_total_rebuilt_for_each_chunk_loses_the_hidden_point(request, at
     with at_the_first_verdict():
         found = round_failure(request, LAB03_WALK62, lab, mistake)
     assert "measured from outside" in found, found
+
+
+SURROGATE_ERROR_OF_ITS_OWN = """
+class SurrogateError(ValueError):
+    pass  # a lone surrogate: no UTF-8 bytes
+
+
+def utf8_bytes(text):
+    if any(0xD800 <= ord(char) <= 0xDFFF for char in text):
+        raise SurrogateError("a lone surrogate")
+    return list(text.encode("utf-8"))
+"""
+
+
+def test_lab00_a_valueerror_of_the_learners_own_for_a_lone_surrogate_keeps_the_points():
+    """Walk62's red team: the statement asks for a ValueError; a subclass of the learner's own lost 2 points, as the check
+    read the error's name only. The worker now says whether an error is a ValueError (worker/__main__.py, _error)."""
+    assert remote("00_pretokenization", SURROGATE_ERROR_OF_ITS_OWN, "utf8_bytes", "check_utf8_bytes_properties") is None

@@ -44,6 +44,11 @@ def error_name(error: BaseException) -> str:
     return error.ename if isinstance(error, LearnerError) else type(error).__name__
 
 
+def is_value_error(error: BaseException) -> bool:
+    """Whether an exception of the learner's is a ValueError (a subclass of its own included), wherever it was raised."""
+    return error.value_error if isinstance(error, LearnerError) else isinstance(error, ValueError)
+
+
 class _TooLong(Exception):
     """A repr past its limit (:func:`repr_within`)."""
 

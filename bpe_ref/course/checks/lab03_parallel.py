@@ -1172,13 +1172,14 @@ MERGE_CHUNKS, MERGE_CHUNK_KEYS = 200, 1_000
 
 def sum_of_drawn_chunks(function: Callable, seed: bytes, chunks: int, keys: int) -> list:
     """``chunks`` count dicts of ``keys`` pretokens each, drawn from ``seed``, nearly all distinct, added up by
-    ``function`` (a ``merge_counts``; a driver) from an iterator: the total's size and its total count."""
+    ``function`` (a ``merge_counts``; a driver) from a list, then from an iterator (a method that tells them apart and is
+    slow on either pays for it: walk62's red team): each total's size and total count."""
     import random  # (the driver is shipped with its own imports)
 
     rng = random.Random(seed)
     counts = [{b" " + rng.randbytes(5).hex().encode(): rng.randint(1, 9) for _ in range(keys)} for _ in range(chunks)]
-    total = function(chunk for chunk in counts)
-    return [len(total), sum(total.values())]
+    totals = [function(list(counts)), function(chunk for chunk in counts)]
+    return [[len(total), sum(total.values())] for total in totals]
 
 
 def reference_sum_of_drawn_chunks(seed: bytes, chunks: int, keys: int) -> list:
@@ -1192,7 +1193,7 @@ MERGE_COUNTS_COST = MeasuredCost(
     build=lambda index, scale: (measured_random(f"03_parallel:merge_counts:{index}").randbytes(16),
                                 round(MERGE_CHUNKS * scale), MERGE_CHUNK_KEYS),
     shape=f"<{MERGE_CHUNKS} to {COST_SPREAD * MERGE_CHUNKS:.0f} chunks of {MERGE_CHUNK_KEYS:,} pretokens (drawn), nearly "
-          "all distinct, as an iterator>",
+          "all distinct, as a list, then as an iterator>",
     factor=5.0, slack=0.3, timeout=10.0, cases=lambda: MERGE_COUNTS.cases, cases_of=(MERGE_COUNTS.task, merge_counts),
     too_slow="add each chunk into one total, in place (total.update(chunk) on a Counter, or total[key] = total.get(key, "
              "0) + count): a new total for each chunk (sum(map(Counter, counts), Counter()), total = total + "

@@ -36,9 +36,10 @@ def _cut(text: object, limit: int) -> str:
 class LearnerError(Exception):
     """An exception the learner's code raised in the grading process, brought back as data."""
 
-    def __init__(self, ename: str, evalue: str, traceback: list[str] | None = None) -> None:
+    def __init__(self, ename: str, evalue: str, traceback: list[str] | None = None, value_error: bool = False) -> None:
         super().__init__(evalue)
         self.ename, self.evalue, self.traceback = ename, evalue, list(traceback or [])
+        self.value_error = value_error  # a ValueError, as the worker saw it (its class's own name aside)
 
     @classmethod
     def from_data(cls, data: dict) -> LearnerError:
@@ -47,7 +48,7 @@ class LearnerError(Exception):
         lines = data.get("traceback", [])
         return cls(_cut(data.get("ename", "Error"), MAX_ENAME_CHARS), _cut(data.get("evalue", ""), MAX_EVALUE_CHARS),
                    [_cut(line, MAX_TRACEBACK_LINE_CHARS) for line in lines[-MAX_TRACEBACK_LINES:]]
-                   if isinstance(lines, list) else [])
+                   if isinstance(lines, list) else [], data.get("value_error") is True)
 
 
 class GradingStopped(BaseException):

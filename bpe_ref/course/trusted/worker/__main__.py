@@ -200,7 +200,9 @@ def _error(exc: BaseException) -> dict:
         message = str(exc)
     except Exception:
         message = "?"
-    return {"ename": type(exc).__name__, "evalue": message[:2000], "traceback": [line[:2000] for line in lines[-30:]]}
+    # whether it is a ValueError, a subclass of the learner's included (a check that asks for one: lab 00's surrogates)
+    return {"ename": type(exc).__name__, "evalue": message[:2000], "traceback": [line[:2000] for line in lines[-30:]],
+            "value_error": isinstance(exc, ValueError)}
 
 
 class Worker:
@@ -483,12 +485,45 @@ def reached(value, depth, again, held=held, kind=type, pair=tuple, frozen=frozen
                 for inner in again(item, depth + 1, again)))
 
 
-def intact(entries, seen, held=held, ident=id, size=len, every=all, zipped=zip):
+def same_plain(one, other, kind=type, size=len, every=all, zipped=zip, scalars=(bytes, str, int), pair=tuple):
+    """Whether ``one`` (a key the request held: exact builtin types) and ``other`` are equal, compared only where no
+    learner's code can run: exact bytes, str and int, and tuples of them; False for anything else (so: swapped)."""
+    if kind(one) is not kind(other):
+        return False
+    if kind(one) in scalars:
+        return one == other
+    return (kind(one) is pair and size(one) == size(other)  # a pair of tokens: one level of tuple, no recursion
+            and every(kind(a) in scalars and kind(a) is kind(b) and a == b for a, b in zipped(one, other)))
+
+
+def taken_out(container, entries, seen, held=held, ident=id, kind=type, mapping=dict, size=len, spans=range,
+              anything=any, same=same_plain):
+    """Whether ``container``, recorded before the call and no longer reached, was taken out of the arguments rather than
+    swapped out: every container that held it is reached still, and each is a dict that no longer holds its key (the
+    statement of lab 05's merge_occurrences says to take the pair's list out of ``occurrences``: then sorting, clearing or
+    popping it is the function's own business, walk62's red team). A list that held it, a parent no longer reached, or a
+    key that holds something else now: swapped (the copy put in its place hides the change)."""
+    parents = [(parent, items) for parent, items in entries if anything(item is container for item in items)]
+    if not parents:
+        return False
+    for parent, items in parents:
+        if ident(parent) not in seen or kind(parent) is not mapping:
+            return False
+        keys = [items[at - 1] for at in spans(1, size(items), 2) if items[at] is container]
+        now = held(parent)
+        current_keys = [now[at] for at in spans(0, size(now), 2)]
+        if anything(key is current or same(key, current) for key in keys for current in current_keys):
+            return False
+    return True
+
+
+def intact(entries, seen, held=held, ident=id, size=len, every=all, zipped=zip, out=taken_out):
     """Whether each container ``entries`` recorded (:func:`recorded`) is reached still (``seen``: then what it holds now is
-    encoded, and compared) or holds the very objects it held: one changed and no longer reached was swapped out of what
-    the caller handed over, which holds it still (a changed chunk replaced by a copy of it as it came)."""
+    encoded, and compared), holds the very objects it held, or was taken out of a dict (:func:`taken_out`): one changed
+    and no longer reached otherwise was swapped out of what the caller handed over, which holds it still (a changed chunk
+    replaced by a copy of it as it came)."""
     return every(ident(container) in seen or every(now is then for now, then in zipped(current, items))
-                 and size(current) == size(items)
+                 and size(current) == size(items) or out(container, entries, seen)
                  for container, items in entries for current in (held(container),))
 
 
