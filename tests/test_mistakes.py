@@ -9007,7 +9007,7 @@ LAB06_WALK58 = {  # a learner round's table (tests/test_grading_redteam.py finds
 @pytest.mark.parametrize("lab, mistake", sorted(LAB06_WALK58), ids=[name for _, name in sorted(LAB06_WALK58)])
 def test_lab06_a_lone_surrogate_encoded_another_way_loses_the_hidden_points(request, lab, mistake):
     found = round_failure(request, LAB06_WALK58, lab, mistake)
-    assert "errors='replace', 'ignore' or 'surrogatepass'" in found, found
+    assert "errors='replace', 'ignore', 'surrogatepass' or 'surrogateescape'" in found, found
 
 
 def test_lab06_a_lone_surrogate_replaced_fails_task_3_s_hidden_test_in_the_worker_and_the_solution_passes_it():

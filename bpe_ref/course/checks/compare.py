@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from ..trusted.cpu_limit import OutOfCpuTime, within_cpu
-from ..trusted.verdicts import LearnerError
+from ..trusted.verdicts import CheckFailed, LearnerError
 from .spec import Case, Task
 
 # How long one line of a failure message may get before values are abbreviated.
@@ -47,6 +47,28 @@ def error_name(error: BaseException) -> str:
 def is_value_error(error: BaseException) -> bool:
     """Whether an exception of the learner's is a ValueError (a subclass of its own included), wherever it was raised."""
     return error.value_error if isinstance(error, LearnerError) else isinstance(error, ValueError)
+
+
+# A lone surrogate (U+D800 to U+DFFF) has no UTF-8 bytes: str.encode raises UnicodeEncodeError, a ValueError, as the
+# course's conventions ask of every function that encodes (labs 00 and 06 check it). One drawn per range:
+# errors="surrogateescape" refuses U+DC80-U+DCFF only, and a check of high surrogates only U+D800-U+DBFF (walk62).
+REFUSED_SURROGATE = ("ValueError", "UnicodeEncodeError", "UnicodeDecodeError", "UnicodeTranslateError", "UnicodeError")
+SURROGATE_RANGES = ((0xDC80, 0xDCFF), (0xD800, 0xDBFF), (0xDC00, 0xDC7F), (0xDD00, 0xDFFF))
+
+
+def refused_lone_surrogate(outcome: Any, call: str, name: str, hint: str) -> None:
+    """Raise :class:`CheckFailed` unless the call ``outcome`` (of :func:`.running.call_learner`) on a text holding a lone
+    surrogate raised a ValueError; ``hint`` follows the message of a call that returned."""
+    if outcome.reference_calls:
+        raise CheckFailed(f"{name} calls the reference solution ({outcome.reference_calls[0]}): write it yourself")
+    if outcome.error is None:
+        raise CheckFailed(f"{call} returned {short_repr(outcome.value[1], 120)}: expected a ValueError (the text holds a "
+                          f"lone surrogate, which has no UTF-8 bytes)\n  hint: {hint}")
+    if error_name(outcome.error) == "NotImplementedError":
+        raise CheckFailed(f"{name} is not written yet: it still raises NotImplementedError")
+    if error_name(outcome.error) not in REFUSED_SURROGATE and not is_value_error(outcome.error):
+        raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {str(outcome.error)[:120]}\n  expected: a "
+                          "ValueError (str.encode's UnicodeEncodeError is one)")
 
 
 class _TooLong(Exception):

@@ -16,10 +16,9 @@ from ...corpus import encode_utf8
 from ...pretokenize import PRETOKEN_RE, count_pretokens, pretokenize, special_token_regex, split_on_special_tokens
 from . import measured
 from ..trusted.verdicts import current_seed
-from .compare import KEPT_PATTERN, is_value_error
+from .compare import KEPT_PATTERN, SURROGATE_RANGES, refused_lone_surrogate
 from .core import (
-    Case, CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, check_cases, difference, error_name,
-    passed, plain, same, short_repr, stretch,
+    Case, CheckFailed, Lab, Task, TaskGraders, WrongType, call_learner, check_cases, difference, passed, plain, same, stretch,
 )
 
 EOT = "<|endoftext|>"
@@ -223,16 +222,9 @@ EDGE_CODE_POINTS = ["\x7f", "\x80", "\u07ff", "\u0800", "\uffff", "\U00010000", 
 edge_utf8_texts = st.tuples(st.sampled_from(["", "\ufeff"]), st.lists(st.sampled_from(EDGE_CODE_POINTS), max_size=10)).map(
     lambda drawn: drawn[0] + "".join(drawn[1]))
 
-# A lone surrogate (U+D800 to U+DFFF, what a broken decode can leave in a str) has no UTF-8 bytes: text.encode("utf-8")
-# raises UnicodeEncodeError, a ValueError, as the course's conventions ask of every function that encodes. Encoded with
-# errors="replace", "ignore" or "surrogatepass", it silently gives the bytes of another text; the generated texts hold no
-# surrogate (any_text), and all three kept every point of tasks 1 and 4 (walk62). Lab 06's encode_text has the same check.
-REFUSED_SURROGATE = ("ValueError", "UnicodeEncodeError", "UnicodeDecodeError", "UnicodeTranslateError", "UnicodeError")
-# One text per range: errors="surrogateescape" refuses U+DC80-U+DCFF only (what it makes of bytes that are no UTF-8), and
-# a check of high surrogates only, U+D800-U+DBFF; one drawn surrogate let either through half the time (walk62's red team).
-SURROGATE_RANGES = ((0xDC80, 0xDCFF), (0xD800, 0xDBFF), (0xDC00, 0xDC7F), (0xDD00, 0xDFFF))
-
-
+# A lone surrogate encoded with errors="replace", "ignore", "surrogatepass" or "surrogateescape" silently gives the bytes of
+# another text (or some surrogates' bytes); the generated texts hold no surrogate (any_text), and all of them kept every
+# point of tasks 1 and 4 (walk62). Lab 06's encode_text has the same check (compare.refused_lone_surrogate).
 def verify_lone_surrogate_refused(learner: Callable, task: Task) -> None:
     """Texts of words drawn from the grading's secret seed, each holding one lone surrogate of one of SURROGATE_RANGES,
     given to ``task``'s function (with no special tokens where it takes them): each must raise ``ValueError``."""
@@ -240,23 +232,12 @@ def verify_lone_surrogate_refused(learner: Callable, task: Task) -> None:
     for low, high in SURROGATE_RANGES:
         words = [drawn_word(rng) for _ in range(rng.randint(2, 5))]
         words.insert(rng.randint(0, len(words)), chr(rng.randint(low, high)))
-        text = " ".join(words)
-        args = (text,) if len(task.params) == 1 else (text, [])
-        call = f"{task.name}({', '.join(map(repr, args))})"
-        outcome = call_learner(learner, args, stand_ins=task.stand_ins)
-        if outcome.reference_calls:
-            raise CheckFailed(f"{task.name} calls the reference solution ({outcome.reference_calls[0]}): write it yourself")
-        if outcome.error is None:
-            raise CheckFailed(
-                f"{call} returned {short_repr(outcome.value[1], 120)}: expected a ValueError (the text holds a lone "
-                "surrogate, which has no UTF-8 bytes)\n  hint: encode with .encode('utf-8') and let its UnicodeEncodeError "
-                "(a ValueError) go up: errors='replace', 'ignore', 'surrogatepass' or 'surrogateescape' encodes another "
-                "text, or some surrogates, silently")
-        if error_name(outcome.error) == "NotImplementedError":
-            raise CheckFailed(f"{task.name} is not written yet: it still raises NotImplementedError")
-        if error_name(outcome.error) not in REFUSED_SURROGATE and not is_value_error(outcome.error):
-            raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {str(outcome.error)[:120]}\n  expected: a "
-                              "ValueError (str.encode's UnicodeEncodeError is one)")
+        args = (" ".join(words),) if len(task.params) == 1 else (" ".join(words), [])
+        refused_lone_surrogate(call_learner(learner, args, stand_ins=task.stand_ins),
+                               f"{task.name}({', '.join(map(repr, args))})", task.name,
+                               "encode with .encode('utf-8') and let its UnicodeEncodeError (a ValueError) go up: "
+                               "errors='replace', 'ignore', 'surrogatepass' or 'surrogateescape' encodes another text, "
+                               "or some surrogates, silently")
     passed(f"{task.name}: refuses texts with a lone surrogate, {len(SURROGATE_RANGES)} of them.")
 
 

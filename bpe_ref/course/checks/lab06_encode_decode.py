@@ -32,7 +32,7 @@ from ...tokenizer import Tokenizer
 from ..trusted.verdicts import current_seed
 from ...train.step01_naive import merge_word, train
 from . import measured
-from .compare import KEPT_PATTERN, is_value_error
+from .compare import KEPT_PATTERN, SURROGATE_RANGES, refused_lone_surrogate
 from .core import (
     Case, CheckFailed, Lab, Later, Task, TaskGraders, call_learner, check_property, error_name, passed, short_repr,
     stretch,
@@ -1143,33 +1143,22 @@ TOKENS_GATHERED_LINEARLY = measured.MeasuredGrowth(
 # UnicodeEncodeError, a ValueError, as the reference does, and the statement says to let it. An encode_text that encodes
 # with errors="replace" (or "ignore", "surrogatepass") returns tokens of another text, which decode to another string;
 # the generated texts hold no surrogate (they must encode), so it kept every point (walk58).
-REFUSED_SURROGATE = ("ValueError", "UnicodeEncodeError", "UnicodeError")
-
-
 def verify_lone_surrogate_refused(learner: Callable) -> None:
-    """A text of drawn words holding one lone surrogate, with and without a special token, must raise ``ValueError``."""
+    """Texts of drawn words holding one lone surrogate of each of SURROGATE_RANGES, with and without a special token: each
+    must raise ``ValueError``."""
     rng = random.Random(f"{current_seed()}:06_encode_decode:lone surrogate")
     for special_tokens in ([], [EOT]):
-        words = ["".join(rng.choices("abcdefghij", k=rng.randint(1, 6))) for _ in range(rng.randint(2, 5))]
-        words.insert(rng.randint(0, len(words)), chr(rng.randint(0xD800, 0xDFFF)))
-        text = " ".join(words) + (EOT + " end" if special_tokens else "")
-        args = (text, {(b"a", b"b"): 0}, special_tokens)
-        call = f"encode_text(text={text!r}, ranks={{(b'a', b'b'): 0}}, special_tokens={special_tokens!r})"
-        outcome = call_learner(learner, args, PROVIDED)
-        if outcome.reference_calls:
-            raise CheckFailed(f"encode_text calls the reference solution ({outcome.reference_calls[0]}): write it yourself")
-        if outcome.error is None:
-            raise CheckFailed(
-                f"{call} returned {short_repr(outcome.value[1], 120)}: expected a ValueError (the text holds a lone "
-                "surrogate, which has no UTF-8 bytes)\n  hint: encode with pretoken.encode('utf-8') and let its "
-                "UnicodeEncodeError (a ValueError) go up: errors='replace', 'ignore' or 'surrogatepass' encodes another "
-                "text, whose tokens decode to another string")
-        if error_name(outcome.error) == "NotImplementedError":
-            raise CheckFailed("encode_text is not written yet: it still raises NotImplementedError")
-        if error_name(outcome.error) not in REFUSED_SURROGATE and not is_value_error(outcome.error):
-            raise CheckFailed(f"{call} raised {error_name(outcome.error)}: {str(outcome.error)[:120]}\n  expected: a "
-                              "ValueError (str.encode's UnicodeEncodeError is one)")
-    passed("encode_text: refuses a text with a lone surrogate, with and without special tokens.")
+        for low, high in SURROGATE_RANGES:
+            words = ["".join(rng.choices("abcdefghij", k=rng.randint(1, 6))) for _ in range(rng.randint(2, 5))]
+            words.insert(rng.randint(0, len(words)), chr(rng.randint(low, high)))
+            text = " ".join(words) + (EOT + " end" if special_tokens else "")
+            refused_lone_surrogate(
+                call_learner(learner, (text, {(b"a", b"b"): 0}, special_tokens), PROVIDED),
+                f"encode_text(text={text!r}, ranks={{(b'a', b'b'): 0}}, special_tokens={special_tokens!r})", "encode_text",
+                "encode with pretoken.encode('utf-8') and let its UnicodeEncodeError (a ValueError) go up: "
+                "errors='replace', 'ignore', 'surrogatepass' or 'surrogateescape' encodes another text, whose tokens "
+                "decode to another string")
+    passed("encode_text: refuses texts with a lone surrogate, with and without special tokens.")
 
 
 def gives_tiktoken_tokens(learner: Callable) -> None:
