@@ -4168,17 +4168,31 @@ def count_pretokens_in_file(path, special_tokens, num_workers=1, chunks_per_work
 '''
 
 
-def test_a_pool_that_started_fewer_workers_once_keeps_lab_03_task_4s_points():
+# The course's pool, whose first call by each start method is measured as if no worker were seen: a look at /proc once
+# missed the only worker of the pool above (CI, spawn), and the keeper's count with it, and the call was taken for a
+# serial count. Counted here in the calling process, as that call was seen.
+POOL_NONE_SEEN_FIRST = POOL_ONE_AT_A_TIME_FIRST.replace(
+    "    _calls.add(start_method)\n", "    _calls.add(start_method)\n    return count_chunk_serially(path, special_tokens)\n") + '''
+
+def count_chunk_serially(path, special_tokens):
+    with open(path, "rb") as file:
+        size = file.seek(0, 2)
+    return count_chunk(path, 0, size, special_tokens)
+'''
+
+
+@pytest.mark.parametrize("first", ["one worker", "no worker seen"])
+def test_a_pool_that_started_fewer_workers_once_keeps_lab_03_task_4s_points(first):
     """Task 4's measured call of the course's pool lost its 4 points in a class graded on a busy machine (load 10): a
     ProcessPoolExecutor starts its spawn and forkserver workers as tasks come, an idle one taking the next, so a call
     may start fewer than num_workers, which the check took for a serial count. Safe: fewer than num_workers is measured
-    again, twice (a pool of one process, above, starts one every time); here the first call of each start method starts
-    one worker and the next two."""
+    again, twice (a pool of one process, above, starts one every time), none seen too; here the first call of each start
+    method starts one worker (or none is seen) and the next two."""
     from test_mistakes import remote, source_of
 
     taught = source_of("03_parallel", "task4_count_pretokens_in_file_solution").replace(
         "def count_pretokens_in_file(", "def taught_count(")
-    code = _lab_03_tasks_1_to_3() + "\n" + taught + POOL_ONE_AT_A_TIME_FIRST
+    code = _lab_03_tasks_1_to_3() + "\n" + taught + (POOL_ONE_AT_A_TIME_FIRST if first == "one worker" else POOL_NONE_SEEN_FIRST)
     assert remote("03_parallel", code, "count_pretokens_in_file", "verify_worker_processes") is None
 
 
