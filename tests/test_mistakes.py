@@ -9072,6 +9072,12 @@ LAB05_WALK61 = {  # a learner round's table (tests/test_grading_redteam.py finds
         "    for node in sorted(nodes) if left == right else nodes:\n",
         "    nodes = sorted(nodes) if left == right else list(nodes)\n    while nodes:\n        node = nodes.pop(0)\n"),),
         "nodes.pop(0)"),
+    # the same pop(0) on an (A, A) pair's sorted nodes alone: the measured merges held no (A, A) run until session 43
+    ("05_heap", "a-a-nodes-popped-from-the-front"): ("task4_merge_occurrences_solution", ((
+        "    for node in sorted(nodes) if left == right else nodes:\n",
+        "    queue = sorted(nodes) if left == right else nodes[::-1]\n    while queue:\n"
+        "        node = queue.pop(0) if left == right else queue.pop()\n"),),
+        "nodes.pop(0)"),
 }
 
 

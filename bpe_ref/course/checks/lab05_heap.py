@@ -1253,23 +1253,27 @@ def verify_touching_occurrences(learner: Callable) -> None:
 # every node 3.3 s, the lists grown by copies 3.4 and 6.5 s, the searches more. The bound, 0.25 s + 4 times the
 # reference's, lies between. The run is 200,000 pairs since walk61: the occurrences taken off the front of their list
 # (nodes.pop(0), which moves the rest of it at each pop) cost 0.59 s on a run of 60,000, under the bound, and kept every
-# point; on 200,000, 3.4 s, where the reference takes 0.32 s and the course's solution 0.44 s (bound 1.5 s).
+# point; on 200,000, 3.4 s, where the reference takes 0.32 s and the course's solution 0.44 s (bound 1.5 s). A run as
+# long of one token s, merged as (s, s) next, measures the (A, A) path too, whose nodes are taken sorted: the same pop(0)
+# on that path alone kept every point until session 43 (the course's solution: 1.5 times the reference).
 MERGE_WORDS, MERGE_RUN, MERGE_PAIRS = 30_000, 200_000, 150
 MERGE_LETTERS = b"cdefghijklmnopqr"
 
 
 def merges_in_turn(function: Callable, seed: bytes, words: int, run: int, merges: int) -> list:
-    """Link ``words`` distinct words of 3 to 8 letters drawn from ``seed`` and one word of ``run`` pairs a b, then call
-    ``function`` (a ``merge_occurrences``) on (a, b) and on ``merges`` pairs of the letters in turn, on the same list (a
-    driver). Returns, for each call, the number of merged nodes and the sum of the changes' sizes."""
+    """Link ``words`` distinct words of 3 to 8 letters drawn from ``seed``, one word of ``run`` pairs a b and one of
+    ``run`` tokens s, then call ``function`` (a ``merge_occurrences``) on (a, b), on (s, s) and on ``merges`` pairs of
+    the letters in turn, on the same list (a driver). Returns, for each call, the number of merged nodes and the sum of
+    the changes' sizes."""
     rng = random.Random(seed)
     letters = [bytes([letter]) for letter in MERGE_LETTERS]
     word_counts: dict = {}
     while len(word_counts) < words:
         word_counts[tuple(rng.choices(letters, k=rng.randint(3, 8)))] = rng.randint(1, 9)
     word_counts[(b"a", b"b") * run] = 1
+    word_counts[(b"s",) * run] = 1  # an (A, A) run: its nodes are taken sorted, a path of their own
     token, prev, next_, node_frequency, occurrences = link_words(word_counts)
-    pairs = [(b"a", b"b"), *rng.sample([(left, right) for left in letters for right in letters], merges)]
+    pairs = [(b"a", b"b"), (b"s", b"s"), *rng.sample([(left, right) for left in letters for right in letters], merges)]
     returned = []
     for pair in pairs:
         changes, merged = function(pair, token, prev, next_, node_frequency, occurrences)
@@ -1293,8 +1297,8 @@ MERGE_COST = measured.MeasuredCost(
     build=lambda index, scale: (measured.measured_random(f"05_heap:merges in turn:{index}").randbytes(16),
                                 round(MERGE_WORDS * scale), round(MERGE_RUN * scale), MERGE_PAIRS),
     shape=f"<{MERGE_WORDS:,} to {measured.COST_SPREAD * MERGE_WORDS:,.0f} words of 16 letters and one of "
-          f"{MERGE_RUN:,} to {measured.COST_SPREAD * MERGE_RUN:,.0f} pairs a b (drawn), linked; (a, b) merged, then "
-          f"{MERGE_PAIRS} pairs of the letters in turn>",
+          f"{MERGE_RUN:,} to {measured.COST_SPREAD * MERGE_RUN:,.0f} pairs a b and one as long of s (drawn), linked; "
+          f"(a, b) and (s, s) merged, then {MERGE_PAIRS} pairs of the letters in turn>",
     factor=4.0, slack=0.25, timeout=PUSH_TIMEOUT, cases=lambda: MERGE_CASES, cases_of=(LINKED_LIST_TASK, merge_occurrences),
     too_slow="merging one occurrence costs O(1): visit only the pair's own nodes (occurrences.pop(pair, [])), never "
              "every node of the list, and grow each list in place (merged_nodes.append(node), "
