@@ -6542,6 +6542,32 @@ def test_a_tree_reduce_that_runs_the_pair_function_s_body_itself_loses_task_3():
     assert message is not None and "never build it" in message, message
 
 
+def _measured_tree_cost(graders, tree_shape) -> None:
+    graders.TREE_COST.verify(tree_shape)
+
+
+def test_a_tree_reduce_wrong_on_the_measured_input_alone_is_told_so_in_the_grading_worker():
+    """A measured check that fails and was not stopped runs its task's fixed cases first, so that a wrong answer is told
+    by their hint. Lab 10's tree_reduce is judged through seals (its pairs sealed in the grading worker): the cases
+    compared without that judge took every pair's seal for a part, so a tree_reduce right on them and wrong on the
+    measured input (a long list) was told, in the grading worker, "the parts are not all there" of a case it gets right
+    (session 42). Safe: the measured check's cases are the declaration's own, judged as its visible test judges them
+    (``MeasuredCost.explained_by``), and the failure is the measured input's."""
+    from test_mistakes import source_of
+
+    wrong_on_long = source_of("10_distributed", "task3_tree_reduce_solution") + """
+
+_taught = tree_reduce
+
+
+def tree_reduce(parts, combine):
+    return _taught(list(parts)[:-1] if len(parts) > 1000 else parts, combine)  # the last part dropped from long lists
+"""
+    message = _lab10_graded([wrong_on_long, source_of("10_distributed", "task3_tree_shape")], "tree_shape",
+                            _measured_tree_cost, False)
+    assert message is not None and "ints (drawn), added" in message and "not all there" not in message, message
+
+
 # The seals of section 49 rest on the key staying with the sealing thread, which must run none of the learner's code. The
 # dispatcher's closure holds the cells it shares with that thread (``work``, ``done``), and a cell is writable: a queue of
 # the learner's put there would have its ``get`` or ``put`` run on the sealing thread. The loop's main() held the

@@ -704,10 +704,12 @@ TREE_COST = measured.MeasuredCost(
     build=lambda index, scale: (measured_random(f"10_distributed:tree_reduce:{index}").randbytes(16),
                                 round(TREE_PARTS * scale)),
     shape=f"<{TREE_PARTS:,} to {measured.COST_SPREAD * TREE_PARTS:,.0f} ints (drawn), added>",
-    factor=5.0, slack=0.3, timeout=10.0, cases=lambda: TREE_SHAPE.cases, cases_of=(TREE_TASK, tree_shape),
+    factor=5.0, slack=0.3, timeout=10.0, explained_by=lambda: TREE_SHAPE,  # judged: the pairs are sealed
     too_slow="build each round once, in a new list (paired = [combine(level[i], level[i + 1]) for i in range(0, "
              "len(level) - 1, 2)]): taking the parts off the front of a list (level.pop(0)) moves all the rest of it "
              "at each pop, quadratic in the parts (a deque's popleft does not)",
+    wrong_answer="the sum of the parts is not theirs: a part was left out, or combined twice, in a list far longer than "
+                 "the cases' (does a size or a round count change the way the rounds pair?)",
     said=lambda cost, name: cost.said(f"{name}: a reduce of {TREE_PARTS:,} parts or more in "))
 
 

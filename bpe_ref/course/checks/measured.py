@@ -34,8 +34,8 @@ from dataclasses import dataclass, replace
 from ..trusted.measure_worker import cpu_seconds, tree_cpu_seconds
 from ..trusted.verdicts import CheckFailed, CpuLimitReached, GradingStopped, LearnerError, current_seed
 from .compare import WrongType, bounded_hint, error_name, plain, same
-from .running import Outcome, TookTooLong, call_learner, check_cases, passed
-from .spec import Task, runs_remotely
+from .running import Outcome, TookTooLong, call_learner, check_cases, check_fixed_cases, passed
+from .spec import Task, TaskGraders, runs_remotely
 
 TRIES = 5  # at most this many tries of the pair of runs: the later ones run only while a ratio sits above its limit
 # (three docked an honest lab-04 V4 under a burst of load in CI; a wrong method's ratio stays above it)
@@ -222,6 +222,18 @@ def cases_explain_a_failure(task: Task, learner: Callable, reference: Callable, 
         raise
 
 
+@contextlib.contextmanager
+def fixed_cases_explain_a_failure(graded: TaskGraders, learner: Callable) -> Iterator[None]:
+    """:func:`cases_explain_a_failure` with the fixed cases of the declaration ``graded``, judged as its visible test
+    judges them (:func:`.running.check_fixed_cases`)."""
+    try:
+        yield
+    except CheckFailed:
+        with contextlib.suppress(GradingStopped):
+            check_fixed_cases(graded, learner)
+        raise
+
+
 @dataclass(frozen=True, kw_only=True)
 class Measured:
     """A lab's measured check, declared: the fields say what is measured and how it is told; :meth:`verify` runs it
@@ -239,6 +251,8 @@ class Measured:
     said: Callable[[Any, str], str]  # the pass line, from the passing measure and the task's name
     cases: Callable[[], Sequence] | None = None  # run first when the check fails: their hints tell a wrong answer better
     cases_of: tuple[Task, Callable] | None = None  # the cases' task and reference, where not the measured ones
+    # or the declaration whose fixed cases explain a failure, judged as its visible test judges them (a judged task's)
+    explained_by: Callable[[], TaskGraders] | None = None
     warm_up: int = 0  # the reference's runs on the first input before the check (its fastest of these, and more)
     wrong_answer: str = ""  # what a wrong answer on the measured input most likely means, where the cases pass
 
@@ -248,6 +262,7 @@ class Measured:
         self.warm()
         cases_task, cases_reference = self.cases_of or (task, self.reference)
         with (cases_explain_a_failure(cases_task, learner, cases_reference, self.cases) if self.cases is not None
+              else fixed_cases_explain_a_failure(self.explained_by(), learner) if self.explained_by is not None
               else contextlib.nullcontext()):
             result = self.measure(task, learner)
         if result is not None:  # None: CPU time cannot be read here (said in the output)

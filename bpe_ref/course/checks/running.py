@@ -852,19 +852,24 @@ def passed(message: str) -> None:
     print(message)
 
 
+def check_fixed_cases(graded: TaskGraders, learner: Callable) -> int:
+    """The fixed cases of one declaration in order, judged (``graded.judge``) or against the reference; raise
+    :class:`CheckFailed` at the first disagreement. Returns the count."""
+    if graded.judge is None:
+        return check_cases(graded.task, learner, graded.reference, graded.cases)
+    refuse(graded.task, learner)
+    memo: dict = {}
+    cases = built(graded.cases)
+    for case in cases:
+        message = judged(graded, learner, case.args, memo)
+        if message:
+            raise CheckFailed(message)
+    return len(cases)
+
+
 def _visible(graded: TaskGraders, learner: Callable) -> int:
     """The visible test's fixed cases of one declaration (judged, or against the reference), then its how-checks."""
-    if graded.judge is None:
-        count = check_cases(graded.task, learner, graded.reference, graded.cases)
-    else:
-        refuse(graded.task, learner)
-        memo: dict = {}
-        cases = built(graded.cases)
-        for case in cases:
-            message = judged(graded, learner, case.args, memo)
-            if message:
-                raise CheckFailed(message)
-        count = len(cases)
+    count = check_fixed_cases(graded, learner)
     for verify in graded.verify:
         _measure(verify, learner, visible=True, task=graded.task)
     return count
