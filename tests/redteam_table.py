@@ -29,6 +29,7 @@ an in-process mistake and are left out.
 from __future__ import annotations
 
 import argparse
+import ast
 import atexit
 import contextlib
 import inspect
@@ -121,9 +122,18 @@ def _imports_for(namespace: dict, solutions: dict) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+# a cell's %%writefile of lab 03's module, as code run in a worker spells it
+WRITTEN_MODULE = re.compile(r"get_ipython\(\)\.run_cell_magic\('writefile', 'chunk_counting\.py', "
+                            r"('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")\)")
+
+
 def _recorders(lab: str, solutions: dict):
     def cell_of(name: str) -> str:
-        return adversarial.solution_cell_of(lab, name)
+        try:
+            return adversarial.solution_cell_of(lab, name)
+        except StopIteration:  # graded through a read-only helper (lab 10's tree_reduce, by tree_shape): its cell's name
+            return next(spec.grade_id for spec in adversarial.test_cells.load(lab)
+                        if spec.grade_id.split("_", 1)[1] == name) + "_solution"
 
     def with_code(name: str, code: str) -> str:
         cell = cell_of(name)
@@ -141,6 +151,12 @@ def _recorders(lab: str, solutions: dict):
         raise _Built(*with_code(name, _imports_for(namespace, solutions) + source))
 
     def remote(lab_, code, name, grader, **policy):
+        written = WRITTEN_MODULE.search(code)
+        if written:  # lab 03's count_chunk module, written by the code: a mistake there is task 2's cell, a %%writefile
+            cell = cell_of("count_chunk")
+            module = ast.literal_eval(written.group(1))
+            if module != mistakes.source_of(lab, cell).split("\n", 1)[1]:
+                raise _Built(cell, "%%writefile chunk_counting.py\n" + module)
         raise _Built(*with_code(name, code))
 
     return {"variant": variant, "defined": defined, "remote": remote}

@@ -9088,6 +9088,57 @@ def test_lab05_occurrences_popped_from_the_front_lose_the_hidden_points(request,
     assert "measured from outside" in found, found
 
 
+# ---- lab 02, walk63: work per word in the size of something else (issue 21's walk) ----------------------------------------
+# pair_count_changes by list.count (a pass over the word per distinct pair, O(L x P)) gives the right changes, and the graded
+# words are short: it kept every point; the hidden test of task 1 now ends by timing one long word (LONG_WORD_COST). A
+# train that rebuilds pair_counts without its zeros after each word it updates (a pass over all the pairs per word) kept
+# every point: the measured merge that changes every word had at most 196 distinct pairs; its words are now of 94
+# characters, some 5,000 distinct pairs and more as the words grow (EVERY_WORD_CHANGES).
+LAB02_WALK63 = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("02_incremental", "changes-counted-by-list-count"): ("task1_pair_count_changes_solution", ((
+        "    changes: dict[Pair, int] = defaultdict(int)\n    for old in zip(word, word[1:]):\n"
+        "        changes[old] -= frequency\n    for new in zip(merged, merged[1:]):\n        changes[new] += frequency\n",
+        "    old_pairs = list(zip(word, word[1:]))\n    new_pairs = list(zip(merged, merged[1:]))\n"
+        "    changes = {p: frequency * (new_pairs.count(p) - old_pairs.count(p)) for p in set(old_pairs) | set(new_pairs)}\n"),),
+        "list.count"),
+    ("02_incremental", "train-zeros-purged-after-each-word"): ("task3_train_solution", ((
+        "                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n",
+        "                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n"
+        "                pair_counts = {p: c for p, c in pair_counts.items() if c > 0}\n"),),
+        "measured from outside"),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB02_WALK63), ids=[name for _, name in sorted(LAB02_WALK63)])
+def test_lab02_work_per_word_in_the_size_of_something_else_loses_the_hidden_points(request, at_the_first_verdict, lab,
+                                                                                  mistake):
+    with at_the_first_verdict():
+        found = round_failure(request, LAB02_WALK63, lab, mistake)
+    assert "measured from outside" in found, found
+
+
+# walk63's hints: a train that stops at a count of 1 was told num_merges is no vocabulary size (its merges numbered
+# num_merges - 256 on the visible case), and one that skips a word (deleted from the list its loop walks) was told its
+# counts were right and only the tie-break differed (the true counts tie there).
+LAB02_WALK63_HINTS = {  # a learner round's table (tests/test_grading_redteam.py finds it)
+    ("02_incremental", "train-stops-at-a-count-of-one"): ("task3_train_solution", ((
+        "        pair = best_pair(pair_counts)\n",
+        "        pair = best_pair(pair_counts)\n        if pair_counts[pair] < 2:\n            break\n"),),
+        "occurs once, and it is merged all the same"),
+    ("02_incremental", "train-deletes-words-of-one-token"): ("task3_train_solution", ((
+        "                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n",
+        "                words[i] = merge_and_update(word, pair, frequencies[i], pair_counts)\n"
+        "                if len(words[i]) == 1:  # no pair left in it\n"
+        "                    del words[i], frequencies[i]\n"),),
+        ("fell short: a word that holds it was left as it was", "makes the loop skip the next one")),
+}
+
+
+@pytest.mark.parametrize("lab, mistake", sorted(LAB02_WALK63_HINTS), ids=[name for _, name in sorted(LAB02_WALK63_HINTS)])
+def test_lab02_a_train_stopped_early_or_skipping_a_word_gets_a_hint_that_fits(request, lab, mistake):
+    round_failure(request, LAB02_WALK63_HINTS, lab, mistake)
+
+
 # ---- lab 00, walk62: a lone surrogate encoded silently (issue 21's walk) ------------------------------------------------
 # utf8_bytes and count_pretokens with errors="replace", "ignore" or "surrogatepass" give the bytes of another text where the
 # course's conventions ask for a ValueError; the generated texts hold no surrogate, and all three kept every point. The

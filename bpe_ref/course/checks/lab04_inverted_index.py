@@ -227,10 +227,11 @@ def index_use_hint(args: tuple, error: BaseException) -> str | None:
                 "rewritten word with index[new_pair].add(i), so make each pair's ids a set (index[pair].add(i) into a "
                 "defaultdict(set))")
     if error_name(error) == "KeyError":
-        return ("the index must be a defaultdict(set), and it is a plain dict (KeyError when task 3's step "
-                "index[new_pair].add(i) ran on a pair with no entry yet: dict(index), or a dict filled with setdefault, "
-                "has no default): task 3 files rewritten words under pairs the index has no entry for; return "
-                "defaultdict(set), filled, itself")
+        # walk63: the first line says index_words raised; the step after it, on what it returned, did
+        return ("the index must be a defaultdict(set), and it is a plain dict: index_words returned it, and the KeyError "
+                "is the grader's next step, task 3's index[new_pair].add(i) on a pair with no entry yet (dict(index), or "
+                "a dict filled with setdefault, has no default); task 3 files rewritten words under pairs the index has "
+                "no entry for: return defaultdict(set), filled, itself")
     return (f"the index must be a defaultdict(set) ({error_name(error)} when task 3's step index[new_pair].add(i) "
             "ran on a pair with no entry yet): task 3 files rewritten words under pairs the index has no entry for; "
             "return defaultdict(set), filled")
